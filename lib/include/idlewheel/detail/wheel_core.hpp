@@ -1,0 +1,221 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_DETAIL_WHEEL_CORE_HPP
+#define IDLEWHEEL_DETAIL_WHEEL_CORE_HPP
+
+// The clock-free, Asio-free half of wheel_timer: the wheel, the batch of expired entries being
+// run, the counters, and the expiry loop with its safety rules (folly's timeoutExpired):
+//  - entries are collected first, then run one at a time, each unlinked before it runs, so a
+//    callback may cancel or reschedule anything, including itself and entries of its batch;
+//  - if a callback throws, the entries not yet run stay in the batch (none lost, none run
+//    twice) and the driver is told to continue them later;
+//  - if a callback destroys the wheel, the loop notices and touches nothing more.
+// basic_wheel_timer<Clock, Executor> adds the clock and the one Asio timer on top.
+
+#include <idlewheel/detail/wheel.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace idlewheel::detail {
+
+class wheel_core;
+
+enum class entry_action {
+    fire,     // due (or run ahead of time by expire_all): run the callback
+    discard,  // the wheel is stopping or being destroyed: never run; release what it holds
+};
+
+// Everything the wheel holds is a timer_entry: a node plus how to fire it. The three kinds
+// (timer_node, the heap entry behind a `timeout` handle, an async_wait operation) differ only
+// in `act_`, so the expiry loop has one indirect call per entry and no virtual destructor.
+class timer_entry : public wheel_node {
+public:
+    using act_fn = void (*)(timer_entry&, entry_action);
+    enum class kind : std::uint8_t { node, handle, wait };
+
+    timer_entry(kind k, act_fn how) noexcept : kind_(k), act_(how) {}
+    timer_entry(const timer_entry&) = delete;
+    timer_entry& operator=(const timer_entry&) = delete;
+    inline ~timer_entry();
+
+    [[nodiscard]] wheel_core* core() const noexcept { return core_; }
+    [[nodiscard]] kind entry_kind() const noexcept { return kind_; }
+    void act(entry_action a) { act_(*this, a); }
+
+private:
+    friend class wheel_core;
+    kind kind_;
+    act_fn act_;
+    wheel_core* core_ = nullptr;
+};
+
+class wheel_core {
+public:
+    wheel_core(const wheel_core&) = delete;
+    wheel_core& operator=(const wheel_core&) = delete;
+
+    /// Entries scheduled and not yet run: in the wheel, or expired and waiting in the batch.
+    [[nodiscard]] std::size_t pending() const noexcept { return wheel_.size() + batch_size_; }
+
+    /// Removes a pending entry without running it. False if it was not pending (it ran, is
+    /// running, was cancelled, or was never scheduled). O(1).
+    bool cancel(timer_entry& e) noexcept {
+        if (!e.linked()) return false;
+        detach(e);
+        ++counters_.cancelled;
+        if (pending() == 0) became_empty();
+        return true;
+    }
+
+protected:
+    struct counters {
+        std::uint64_t scheduled = 0;
+        std::uint64_t rescheduled = 0;
+        std::uint64_t expired = 0;
+        std::uint64_t cancelled = 0;
+        std::uint64_t stopped = 0;
+        std::uint64_t rejected = 0;
+        std::uint64_t wakeups = 0;
+        std::uint64_t idle_wakeups = 0;
+        std::uint64_t ticks_advanced = 0;
+    };
+
+    wheel_core() noexcept = default;
+    ~wheel_core() {
+        if (destroyed_ != nullptr) *destroyed_ = true;
+        discard_all();
+    }
+
+    // Called when the last pending entry was cancelled: the driver may disarm.
+    virtual void became_empty() noexcept = 0;
+
+    // Puts `e` in the wheel at `deadline` (moving it if pending). Checks max_pending.
+    // Returns false (and counts a rejection) if the wheel is full or stopped.
+    bool place(timer_entry& e, wheel::tick_type deadline, std::size_t max_pending) noexcept {
+        const bool moving = e.linked() && e.core_ == this;
+        if (stopped_ || (!moving && max_pending != 0 && pending() >= max_pending)) {
+            ++counters_.rejected;
+            return false;
+        }
+        if (e.linked()) {
+            // Rescheduling a pending entry, possibly from another wheel.
+            if (e.core_ == this) {
+                detach(e);
+                ++counters_.rescheduled;
+            } else {
+                e.core_->cancel(e);
+            }
+        }
+        e.core_ = this;
+        wheel_.insert(e, deadline);
+        ++counters_.scheduled;
+        return true;
+    }
+
+    // Advances the wheel to `now_tick`, moving due entries into the batch.
+    std::size_t collect(wheel::tick_type now_tick) noexcept {
+        if (now_tick <= wheel_.now()) return 0;
+        counters_.ticks_advanced += now_tick - wheel_.now();
+        const std::size_t n = wheel_.advance(now_tick, batch_);
+        batch_size_ += n;
+        return n;
+    }
+
+    // Moves every pending entry into the batch, in deadline order (expire_all).
+    std::size_t collect_all() noexcept {
+        const std::size_t n = wheel_.take_all(batch_);
+        batch_size_ += n;
+        return n;
+    }
+
+    // Notices the wheel's destruction while callbacks run (folly's timeoutExpired guard).
+    // Watches nest (expire_all() inside a callback); a destruction is reported to all.
+    class destruction_watch {
+    public:
+        explicit destruction_watch(wheel_core& core) noexcept : core_(&core), outer_(core.destroyed_) {
+            core.destroyed_ = &destroyed_;
+        }
+        destruction_watch(const destruction_watch&) = delete;
+        destruction_watch& operator=(const destruction_watch&) = delete;
+        ~destruction_watch() {
+            if (destroyed_) {
+                if (outer_ != nullptr) *outer_ = true;
+            } else {
+                core_->destroyed_ = outer_;
+            }
+        }
+        [[nodiscard]] bool destroyed() const noexcept { return destroyed_; }
+
+    private:
+        wheel_core* core_;
+        bool* outer_;
+        bool destroyed_ = false;
+    };
+
+    // Runs up to `budget` entries of the batch, oldest first; `late(e)` sees each before it
+    // runs. Stops early if `watch` reports the wheel destroyed: then the caller must touch no
+    // member. Exceptions from a callback propagate; the entry that threw has run (once), the
+    // rest stay in the batch. Returns how many ran.
+    template <class Late>
+    std::size_t run_batch(std::size_t budget, const destruction_watch& watch, Late&& late) {
+        std::size_t ran = 0;
+        while (ran != budget && !batch_.empty()) {
+            auto& e = static_cast<timer_entry&>(*batch_.pop_front());
+            --batch_size_;
+            ++counters_.expired;
+            ++ran;
+            late(e);
+            e.act_(e, entry_action::fire);  // may throw, cancel, reschedule, destroy the wheel
+            if (watch.destroyed()) break;
+        }
+        return ran;
+    }
+
+    // Takes every pending entry out and discards it (stop(), destruction). Handles see
+    // cancelled(); async waits complete with operation_aborted; nodes become idle.
+    template <class Each>
+    std::size_t discard_all(Each&& each) noexcept {
+        collect_all();
+        std::size_t n = 0;
+        while (list_hook* h = batch_.pop_front()) {
+            auto& e = static_cast<timer_entry&>(*h);
+            --batch_size_;
+            e.core_ = nullptr;
+            each(e);
+            e.act_(e, entry_action::discard);
+            ++n;
+        }
+        counters_.stopped += n;
+        return n;
+    }
+    std::size_t discard_all() noexcept {
+        return discard_all([](timer_entry&) {});
+    }
+
+    [[nodiscard]] bool batch_empty() const noexcept { return batch_.empty(); }
+
+    wheel wheel_;
+    counters counters_;
+    bool stopped_ = false;
+
+private:
+    friend class timer_entry;
+
+    void detach(timer_entry& e) noexcept {
+        if (!e.in_wheel()) --batch_size_;  // it was expired, waiting in the batch
+        e.unlink();
+    }
+
+    hook_list batch_;
+    std::size_t batch_size_ = 0;
+    bool* destroyed_ = nullptr;
+};
+
+inline timer_entry::~timer_entry() {
+    if (linked() && core_ != nullptr) core_->cancel(*this);
+}
+
+}  // namespace idlewheel::detail
+
+#endif

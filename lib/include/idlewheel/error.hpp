@@ -1,0 +1,72 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_ERROR_HPP
+#define IDLEWHEEL_ERROR_HPP
+
+// idlewheel's error codes, in the shape of Beast's core/error.hpp: an enum with its own
+// category, usable wherever a boost::system::error_code goes. Asynchronous results report
+// them; scheduling calls that cannot report through a handler throw
+// boost::system::system_error carrying them.
+
+#include <boost/system/error_code.hpp>
+#include <boost/system/system_error.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace idlewheel {
+
+enum class error {
+    /// The wheel was stopped with stop(): it accepts no new timeouts.
+    stopped = 1,
+    /// Scheduling would exceed wheel_options::max_pending.
+    too_many_pending,
+    /// A watched session had no activity of the watched kind for its idle time.
+    idle_timeout,
+    /// A peer did not answer a heartbeat ping in time.
+    dead_peer,
+    /// A handshake (or an operation given a deadline) did not complete in time.
+    handshake_timeout,
+    /// An operation given a deadline with operation_deadline did not complete in time.
+    operation_timeout,
+};
+
+namespace detail {
+class error_category final : public boost::system::error_category {
+public:
+    constexpr error_category() noexcept : boost::system::error_category(0x1d1e'3bee'5a4c'0001ULL) {}
+    [[nodiscard]] const char* name() const noexcept override { return "idlewheel"; }
+    [[nodiscard]] std::string message(int ev) const override {
+        switch (static_cast<error>(ev)) {
+            case error::stopped: return "the wheel timer was stopped";
+            case error::too_many_pending: return "too many pending timeouts (max_pending reached)";
+            case error::idle_timeout: return "idle timeout";
+            case error::dead_peer: return "peer did not answer a ping in time";
+            case error::handshake_timeout: return "handshake timeout";
+            case error::operation_timeout: return "operation timeout";
+        }
+        return "unknown idlewheel error";
+    }
+};
+}  // namespace detail
+
+[[nodiscard]] inline const boost::system::error_category& error_category() noexcept {
+    static const detail::error_category category;
+    return category;
+}
+
+[[nodiscard]] inline boost::system::error_code make_error_code(error e) noexcept {
+    return {static_cast<int>(e), error_category()};
+}
+
+namespace detail {
+[[noreturn]] inline void throw_error(error e, const char* what) {
+    throw boost::system::system_error(make_error_code(e), what);
+}
+}  // namespace detail
+
+}  // namespace idlewheel
+
+template <>
+struct boost::system::is_error_code_enum<idlewheel::error> : std::true_type {};
+
+#endif

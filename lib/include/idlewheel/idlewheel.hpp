@@ -1,0 +1,11 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_IDLEWHEEL_HPP
+#define IDLEWHEEL_IDLEWHEEL_HPP
+
+// Everything of idlewheel's public API in one include.
+#include <idlewheel/error.hpp>
+#include <idlewheel/timeout.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#endif

@@ -1,0 +1,323 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_IMPL_WHEEL_TIMER_HPP
+#define IDLEWHEEL_IMPL_WHEEL_TIMER_HPP
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+
+#include <cassert>
+#include <limits>
+#include <stdexcept>
+
+namespace idlewheel {
+
+namespace detail {
+
+// Converts a user's delay into the clock's duration, rounding up (a timeout must never be
+// early) and saturating instead of overflowing: negative is 0, too large is To::max().
+template <class To, class Rep, class Period>
+To saturating_ceil(std::chrono::duration<Rep, Period> d) noexcept {
+    if (!(d > std::chrono::duration<Rep, Period>::zero())) return To::zero();
+    using wide = std::chrono::duration<long double, typename To::period>;
+    if (std::chrono::duration_cast<wide>(d).count() >= static_cast<long double>(To::max().count())) return To::max();
+    return std::chrono::ceil<To>(d);
+}
+
+template <class Duration>
+Duration validated_tick(std::chrono::nanoseconds tick) {
+    const auto t = std::chrono::duration_cast<Duration>(tick);
+    if (tick <= std::chrono::nanoseconds::zero() || t <= Duration::zero())
+        throw std::invalid_argument("idlewheel: wheel_options::tick must be > 0 (and at least one unit of the clock)");
+    return t;
+}
+
+inline std::size_t validated_run_bound(std::size_t n) {
+    if (n == 0) throw std::invalid_argument("idlewheel: wheel_options::max_run_per_wakeup must be > 0");
+    return n;
+}
+
+}  // namespace detail
+
+// The Asio timer's handler. It may outlive the wheel (queued when the wheel dies), so it holds
+// a weak reference, and a generation number so a wait replaced by an earlier one is ignored
+// even if it had already completed successfully (Beast basic_stream's timeout handler).
+template <class Clock, class Executor>
+struct basic_wheel_timer<Clock, Executor>::wake_handler {
+    std::weak_ptr<basic_wheel_timer*> life;
+    std::uint64_t generation;
+
+    void operator()(const boost::system::error_code& ec) const {
+        if (ec == boost::asio::error::operation_aborted) return;
+        basic_wheel_timer* self = nullptr;
+        if (auto alive = life.lock()) self = *alive;
+        if (self == nullptr || generation != self->generation_) return;
+        self->armed_ = false;
+        self->on_wake();
+    }
+};
+
+// Posted when a wake-up ran its budget (or a callback threw) with entries left in the batch.
+template <class Clock, class Executor>
+struct basic_wheel_timer<Clock, Executor>::continue_handler {
+    std::weak_ptr<basic_wheel_timer*> life;
+
+    void operator()() const {
+        basic_wheel_timer* self = nullptr;
+        if (auto alive = life.lock()) self = *alive;
+        if (self == nullptr) return;
+        self->continuation_posted_ = false;
+        self->on_wake();
+    }
+};
+
+template <class Clock, class Executor>
+struct basic_wheel_timer<Clock, Executor>::initiate_async_wait {
+    basic_wheel_timer* self;
+
+    using executor_type = Executor;
+    executor_type get_executor() const noexcept { return self->get_executor(); }
+
+    template <class Handler>
+    void operator()(Handler&& handler, duration delay) const {
+        static_assert(std::is_invocable_v<std::decay_t<Handler>&, boost::system::error_code>,
+                      "idlewheel::wheel_timer::async_wait: the handler must be callable as void(boost::system::error_code)");
+        self->check_executor();
+        using op = detail::wait_op<std::decay_t<Handler>, Executor>;
+        op& o = op::create(std::forward<Handler>(handler), self->get_executor());
+        const tick_type deadline = self->deadline_after(delay);
+        self->prepare_insert();
+        if (!self->place(o, deadline, self->max_pending_)) {
+            o.complete_posted(self->stopped_ ? error::stopped : error::too_many_pending);
+            return;
+        }
+        o.enable_cancellation();
+        self->arm(deadline);
+    }
+};
+
+template <class Clock, class Executor>
+basic_wheel_timer<Clock, Executor>::basic_wheel_timer(const executor_type& ex, const wheel_options& options)
+    : tick_(detail::validated_tick<duration>(options.tick)),
+      origin_(Clock::now()),
+      max_pending_(options.max_pending),
+      max_run_per_wakeup_(detail::validated_run_bound(options.max_run_per_wakeup)),
+      timer_(ex),
+      life_(std::make_shared<basic_wheel_timer*>(this)) {}
+
+template <class Clock, class Executor>
+basic_wheel_timer<Clock, Executor>::~basic_wheel_timer() {
+    life_.reset();
+    discard_all();
+}
+
+template <class Clock, class Executor>
+template <class Rep, class Period, class F>
+    requires std::is_invocable_v<std::decay_t<F>&>
+timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
+    check_executor();
+    if (stopped_) {
+        ++counters_.rejected;
+        detail::throw_error(error::stopped, "idlewheel::wheel_timer::schedule");
+    }
+    auto* entry = new detail::timeout_fn_entry<std::decay_t<F>>(std::forward<F>(fn));
+    const tick_type deadline = deadline_after(delay);
+    prepare_insert();
+    if (!place(*entry, deadline, max_pending_)) {
+        entry->release();
+        detail::throw_error(error::too_many_pending, "idlewheel::wheel_timer::schedule");
+    }
+    arm(deadline);
+    entry->add_ref();
+    return timeout(entry);
+}
+
+template <class Clock, class Executor>
+template <class Rep, class Period>
+void basic_wheel_timer<Clock, Executor>::schedule(timer_node& node, std::chrono::duration<Rep, Period> delay) {
+    schedule_tick(node, deadline_after(delay));
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::schedule_at(timer_node& node, time_point when) {
+    schedule_tick(node, deadline_after(when - Clock::now()));
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_type deadline) {
+    check_executor();
+    prepare_insert();
+    place_or_throw(node, deadline);
+    arm(deadline);
+}
+
+template <class Clock, class Executor>
+template <class Rep, class Period, class Token>
+auto basic_wheel_timer<Clock, Executor>::async_wait(std::chrono::duration<Rep, Period> delay, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
+        initiate_async_wait{this}, token, detail::saturating_ceil<duration>(delay));
+}
+
+template <class Clock, class Executor>
+std::vector<timeout> basic_wheel_timer<Clock, Executor>::stop() {
+    check_executor();
+    std::vector<timeout> unrun;
+    unrun.reserve(pending());
+    stopped_ = true;
+    discard_all([&unrun](detail::timer_entry& e) {
+        if (e.entry_kind() != detail::timer_entry::kind::handle) return;
+        auto& entry = static_cast<detail::timeout_entry&>(e);
+        entry.add_ref();
+        unrun.push_back(timeout(&entry));  // capacity reserved: cannot throw
+    });
+    became_empty();
+    return unrun;
+}
+
+template <class Clock, class Executor>
+std::size_t basic_wheel_timer<Clock, Executor>::expire_all() {
+    check_executor();
+    if (running_) return collect_all();  // the running batch will reach them
+    collect_all();
+    running_ = true;
+    destruction_watch watch(*this);
+    struct finish {
+        basic_wheel_timer& self;
+        const destruction_watch& watch;
+        ~finish() {
+            if (watch.destroyed()) return;
+            self.running_ = false;
+            self.run_and_rearm_after();
+        }
+    } done{*this, watch};
+    return run_batch((std::numeric_limits<std::size_t>::max)(), watch, [](detail::timer_entry&) {});
+}
+
+template <class Clock, class Executor>
+wheel_stats basic_wheel_timer<Clock, Executor>::stats() const noexcept {
+    wheel_stats s;
+    s.pending = pending();
+    s.scheduled = counters_.scheduled;
+    s.rescheduled = counters_.rescheduled;
+    s.expired = counters_.expired;
+    s.cancelled = counters_.cancelled;
+    s.stopped = counters_.stopped;
+    s.rejected = counters_.rejected;
+    s.wakeups = counters_.wakeups;
+    s.idle_wakeups = counters_.idle_wakeups;
+    s.ticks_advanced = counters_.ticks_advanced;
+    s.worst_lateness = worst_lateness_;
+    return s;
+}
+
+template <class Clock, class Executor>
+template <class Rep, class Period>
+auto basic_wheel_timer<Clock, Executor>::deadline_after(std::chrono::duration<Rep, Period> delay) const noexcept
+    -> tick_type {
+    // ceil((elapsed + delay) / tick): both terms are below 2^63, so the sum fits a uint64.
+    const auto elapsed = Clock::now() - origin_;
+    const auto e = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
+    const auto d = static_cast<std::uint64_t>(detail::saturating_ceil<duration>(delay).count());
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    const std::uint64_t sum = e + d;
+    return sum / t + (sum % t != 0 ? 1U : 0U);
+}
+
+template <class Clock, class Executor>
+auto basic_wheel_timer<Clock, Executor>::current_tick() const noexcept -> tick_type {
+    const auto elapsed = Clock::now() - origin_;
+    if (elapsed <= duration::zero()) return 0;
+    return static_cast<tick_type>(elapsed.count()) / static_cast<tick_type>(tick_.count());
+}
+
+template <class Clock, class Executor>
+auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept -> time_point {
+    const auto room = static_cast<tick_type>((time_point::max() - origin_).count()) / static_cast<tick_type>(tick_.count());
+    if (tick > room) return time_point::max();
+    return origin_ + tick_ * static_cast<typename duration::rep>(tick);
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
+    // Nothing left: do not wake for nothing. Cancelling a timer reports no error in Asio.
+    if (!armed_) return;
+    armed_ = false;
+    ++generation_;
+    try {
+        timer_.cancel();
+    } catch (...) {
+        // The stale wait is ignored through the generation number anyway.
+    }
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::place_or_throw(detail::timer_entry& e, tick_type deadline) {
+    if (!place(e, deadline, max_pending_))
+        detail::throw_error(stopped_ ? error::stopped : error::too_many_pending, "idlewheel::wheel_timer::schedule");
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::prepare_insert() noexcept {
+    // An empty wheel may be far behind the clock (it does not wake when idle): catching up
+    // costs nothing then, and keeps new entries in low levels (fewer cascades).
+    if (wheel_.empty()) collect(current_tick());
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
+    // Inside the expiry loop, or with a continuation queued, the loop re-arms when it ends.
+    if (running_ || continuation_posted_) return;
+    if (armed_ && armed_tick_ <= due) return;
+    armed_ = true;
+    armed_tick_ = due;
+    ++generation_;
+    timer_.expires_at(time_of(due));  // cancels a later wait, whose handler is then ignored
+    timer_.async_wait(wake_handler{life_, generation_});
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::on_wake() {
+    ++counters_.wakeups;
+    collect(current_tick());
+    const std::uint64_t expired_before = counters_.expired;
+    running_ = true;
+    destruction_watch watch(*this);
+    struct finish {
+        basic_wheel_timer& self;
+        const destruction_watch& watch;
+        std::uint64_t expired_before;
+        ~finish() {
+            if (watch.destroyed()) return;
+            if (self.counters_.expired == expired_before) ++self.counters_.idle_wakeups;
+            self.running_ = false;
+            self.run_and_rearm_after();
+        }
+    } done{*this, watch, expired_before};
+    const time_point now = Clock::now();
+    run_batch(max_run_per_wakeup_, watch, [this, now](detail::timer_entry& e) {
+        const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(now - time_of(e.deadline()));
+        if (late > worst_lateness_) worst_lateness_ = late;
+    });
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
+    if (!batch_empty()) {
+        if (!continuation_posted_) {
+            continuation_posted_ = true;
+            boost::asio::post(timer_.get_executor(), continue_handler{life_});
+        }
+        return;
+    }
+    if (stopped_) return;
+    if (const auto due = wheel_.next_due()) arm(*due);
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::check_executor() const noexcept {
+    assert(!detail::called_from_foreign_handler(timer_.get_executor()) &&
+           "idlewheel: a wheel_timer must be used on its own executor");
+}
+
+}  // namespace idlewheel
+
+#endif

@@ -1,0 +1,64 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_TIMER_NODE_HPP
+#define IDLEWHEEL_TIMER_NODE_HPP
+
+// idlewheel::timer_node: the zero-allocation form of a timeout. Embed one in a session object
+// and (re)schedule it as often as you like with wheel_timer::schedule(node, delay): each call
+// is a few stores and an O(1) relink, never an allocation.
+//
+//     struct session {
+//         void on_idle();
+//         idlewheel::timer_node idle_timer{idlewheel::call_member<&session::on_idle>(this)};
+//     };
+//     wheel.schedule(s.idle_timer, 30s);   // arm or re-arm
+//
+// Destroying a node that is pending unlinks it in O(1): its callback never runs afterwards.
+// A node is not copyable or movable (the wheel points at it).
+
+#include <idlewheel/detail/wheel_core.hpp>
+
+#include <chrono>
+
+namespace idlewheel {
+
+/// A plain function and its argument: what a timer_node calls when it fires.
+struct timer_callback {
+    void (*function)(void* context);
+    void* context;
+};
+
+/// A timer_callback that calls `(self->*Member)()`.
+template <auto Member, class T>
+[[nodiscard]] constexpr timer_callback call_member(T* self) noexcept {
+    return {[](void* p) { (static_cast<T*>(p)->*Member)(); }, self};
+}
+
+class timer_node : private detail::timer_entry {
+public:
+    explicit timer_node(timer_callback cb) noexcept : timer_entry(kind::node, &act), callback_(cb) {}
+
+    /// True while scheduled and not yet run.
+    [[nodiscard]] bool pending() const noexcept { return linked(); }
+
+    /// Unschedules it. True if it was pending. O(1).
+    bool cancel() noexcept { return linked() && core()->cancel(*this); }
+
+    /// Changes what it calls; allowed at any time (even while pending).
+    void set_callback(timer_callback cb) noexcept { callback_ = cb; }
+
+private:
+    template <class, class>
+    friend class basic_wheel_timer;
+
+    static void act(timer_entry& e, detail::entry_action a) {
+        if (a != detail::entry_action::fire) return;
+        auto& self = static_cast<timer_node&>(e);
+        self.callback_.function(self.callback_.context);
+    }
+
+    timer_callback callback_;
+};
+
+}  // namespace idlewheel
+
+#endif

@@ -1,0 +1,225 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_WHEEL_TIMER_HPP
+#define IDLEWHEEL_WHEEL_TIMER_HPP
+
+// idlewheel::wheel_timer: many timeouts, one Asio timer.
+//
+// A hierarchical timing wheel (detail/wheel.hpp) driven by ONE asio::basic_waitable_timer on
+// the wheel's executor. Scheduling and cancelling are O(1) and never touch the system timer
+// unless the new timeout is the earliest; the Asio timer is armed only for the next tick that
+// has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer wakes every
+// tick, forever, on a thread of its own).
+//
+//     boost::asio::io_context io;
+//     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
+//     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
+//     wheel.async_wait(100ms, [](boost::system::error_code ec) { ... });
+//     co_await wheel.async_wait(1s, boost::asio::use_awaitable);
+//     io.run();
+//
+// Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
+// before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
+// after it. Delays are saturated, never overflowed: a delay of years, or duration::max(),
+// is a timeout that (practically) never fires.
+//
+// Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
+// Every member function, and every handle or node of it, must be used there; debug builds
+// assert when a call comes from a thread that is running a different io_context. Scale across
+// cores with one io_context and one wheel per thread.
+//
+// Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
+// completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then
+// the wheel posts its continuation so I/O handlers get their turn. A callback may schedule,
+// cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
+// exception leaves io_context::run() like any handler's; entries not yet run are neither lost
+// nor run twice: the wheel has already posted its continuation, and the next run() goes on.
+
+#include <idlewheel/detail/executor_check.hpp>
+#include <idlewheel/detail/wait_op.hpp>
+#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/error.hpp>
+#include <idlewheel/timeout.hpp>
+#include <idlewheel/timer_node.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace idlewheel {
+
+/// Construction options of a wheel_timer.
+struct wheel_options {
+    /// The wheel's resolution. Timeouts fire at most one tick late. Must be > 0 (and not round
+    /// to 0 in the clock's duration). The default, 10 ms, suits idle and heartbeat timeouts of
+    /// a second or more (1 % precision or better) while letting one wake-up serve every
+    /// session due in the same 10 ms; use 1 ms for sub-100 ms operation deadlines.
+    std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
+
+    /// Most timeouts pending at once; 0 means unlimited. Past it, schedule() throws and
+    /// async_wait() completes with error::too_many_pending (Netty's maxPendingTimeouts).
+    std::size_t max_pending = 0;
+
+    /// Most callbacks run by one wake-up before the wheel yields to other handlers (Netty
+    /// moves at most 100 000 timeouts a tick). Must be > 0. 4096 callbacks of a few
+    /// microseconds keep I/O waiting well under 50 ms even when thousands of sessions idle out
+    /// together.
+    std::size_t max_run_per_wakeup = 4096;
+};
+
+/// Counters of a wheel_timer (stats()). All since construction.
+struct wheel_stats {
+    std::size_t pending = 0;        ///< scheduled and not yet run (pending())
+    std::uint64_t scheduled = 0;    ///< entries put in the wheel (reschedules included)
+    std::uint64_t rescheduled = 0;  ///< of those, moves of an entry that was still pending
+    std::uint64_t expired = 0;      ///< callbacks run / waits completed because due (or expire_all)
+    std::uint64_t cancelled = 0;    ///< removed before running (cancel, destroyed node, cancellation slot)
+    std::uint64_t stopped = 0;      ///< dropped unrun by stop() or by the wheel's destruction
+    std::uint64_t rejected = 0;     ///< refused: max_pending reached, or stopped
+    std::uint64_t wakeups = 0;      ///< times the Asio timer completed and the wheel worked
+    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran nothing (cascade only, or cancelled)
+    std::uint64_t ticks_advanced = 0;
+    std::chrono::nanoseconds worst_lateness{0};  ///< largest (start of a callback - its deadline tick)
+};
+
+template <class Clock, class Executor = boost::asio::any_io_executor>
+class basic_wheel_timer : private detail::wheel_core {
+public:
+    using clock_type = Clock;
+    using duration = typename Clock::duration;
+    using time_point = typename Clock::time_point;
+    using executor_type = Executor;
+    using tick_type = detail::wheel::tick_type;
+
+    /// Binds the wheel to `ex`. Throws std::invalid_argument for invalid options.
+    explicit basic_wheel_timer(const executor_type& ex, const wheel_options& options = {});
+
+    /// Binds the wheel to `ctx.get_executor()`.
+    template <class ExecutionContext>
+        requires std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>
+    explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
+        : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
+
+    basic_wheel_timer(const basic_wheel_timer&) = delete;
+    basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
+
+    /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), async
+    /// waits complete with operation_aborted). Allowed inside a callback.
+    ~basic_wheel_timer();
+
+    [[nodiscard]] executor_type get_executor() const noexcept { return timer_.get_executor(); }
+
+    /// Runs `fn()` once, on the executor, after `delay` (Netty's newTimeout). The callable is
+    /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
+    /// when the timeout is cancelled.
+    /// @throws boost::system::system_error error::too_many_pending, error::stopped.
+    template <class Rep, class Period, class F>
+        requires std::is_invocable_v<std::decay_t<F>&>
+    timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
+
+    /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
+    /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.
+    /// @throws boost::system::system_error error::too_many_pending, error::stopped.
+    template <class Rep, class Period>
+    void schedule(timer_node& node, std::chrono::duration<Rep, Period> delay);
+
+    /// Schedules `node` for an absolute point of this wheel's clock.
+    void schedule_at(timer_node& node, time_point when);
+
+    /// Starts an asynchronous wait of `delay` on the wheel.
+    ///
+    /// Completion signature: void(boost::system::error_code). The handler is called exactly
+    /// once, and never from inside this function (immediate errors complete as if by post):
+    ///  - success: the delay elapsed (or expire_all() ran it ahead of time);
+    ///  - boost::asio::error::operation_aborted: cancelled through the handler's cancellation
+    ///    slot, or dropped by stop() / the wheel's destruction;
+    ///  - error::stopped: the wheel was already stopped;
+    ///  - error::too_many_pending: max_pending was reached.
+    /// Per-operation cancellation: terminal, partial and total (a wait has no side effects).
+    /// The handler's associated executor (default: the wheel's) runs it, with outstanding work
+    /// on it while the wait is pending; its associated allocator allocates the operation.
+    /// Works with any completion token: callbacks, use_awaitable, deferred, use_future.
+    template <class Rep, class Period,
+              class Token = boost::asio::default_completion_token_t<executor_type>>
+    auto async_wait(std::chrono::duration<Rep, Period> delay,
+                    Token&& token = boost::asio::default_completion_token_t<executor_type>{});
+
+    /// Number of timeouts scheduled and not yet run (handles, nodes and waits).
+    [[nodiscard]] std::size_t pending() const noexcept { return wheel_core::pending(); }
+
+    /// Stops the wheel: nothing pending will run, and scheduling fails with error::stopped
+    /// from now on. Returns the handles of the schedule() timeouts that never ran (Netty's
+    /// stop()); they report cancelled(). Pending nodes are unscheduled; pending waits complete
+    /// with operation_aborted. The Asio timer is cancelled. Idempotent.
+    std::vector<timeout> stop();
+
+    /// Runs everything pending now, ahead of time, in deadline order: callbacks run, nodes
+    /// fire, waits complete with success. For draining on shutdown. Returns how many ran.
+    /// Inside a callback it only queues them behind the current batch (they run before the
+    /// wheel sleeps again) and returns how many were queued. If a callback throws, the rest
+    /// stay queued and run on the next io_context::run(), none lost or run twice.
+    std::size_t expire_all();
+
+    [[nodiscard]] wheel_stats stats() const noexcept;
+
+    /// The tick length in use.
+    [[nodiscard]] duration tick() const noexcept { return tick_; }
+
+    /// The deadline tick a delay starting now maps to (round up: never early). For tests and
+    /// for code (idle_watch) that stores deadlines in ticks.
+    template <class Rep, class Period>
+    [[nodiscard]] tick_type deadline_after(std::chrono::duration<Rep, Period> delay) const noexcept;
+
+    /// The tick that contains Clock::now().
+    [[nodiscard]] tick_type current_tick() const noexcept;
+
+    /// The time at which `tick` begins (saturating at time_point::max()).
+    [[nodiscard]] time_point time_of(tick_type tick) const noexcept;
+
+    /// Schedules `node` for the start of tick `deadline` (see deadline_after()).
+    void schedule_tick(timer_node& node, tick_type deadline);
+
+private:
+    using asio_timer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Executor>;
+    struct wake_handler;
+    struct continue_handler;
+    struct initiate_async_wait;
+
+    void became_empty() noexcept override;
+    void place_or_throw(detail::timer_entry& e, tick_type deadline);
+    void prepare_insert() noexcept;
+    void arm(tick_type due);
+    void on_wake();
+    void run_and_rearm_after();
+    void check_executor() const noexcept;
+
+    duration tick_;
+    time_point origin_;
+    std::size_t max_pending_;
+    std::size_t max_run_per_wakeup_;
+    mutable asio_timer timer_;  // mutable: Asio 1.81's get_executor() is not const
+    std::shared_ptr<basic_wheel_timer*> life_;  // handlers hold a weak_ptr to it
+    bool armed_ = false;
+    bool continuation_posted_ = false;
+    bool running_ = false;
+    tick_type armed_tick_ = 0;
+    std::uint64_t generation_ = 0;
+    std::chrono::nanoseconds worst_lateness_{0};
+};
+
+/// The wheel timer on std::chrono::steady_clock.
+using wheel_timer = basic_wheel_timer<std::chrono::steady_clock>;
+
+}  // namespace idlewheel
+
+#include <idlewheel/impl/wheel_timer.hpp>
+
+#endif
