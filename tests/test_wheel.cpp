@@ -9,13 +9,26 @@
 #define BOOST_TEST_MODULE detail_wheel
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <vector>
+
+// next_due() is compared directly in BOOST_TEST, which has to print it on failure.
+template <>
+struct boost::test_tools::tt_detail::print_log_value<std::optional<std::uint64_t>> {
+    void operator()(std::ostream& os, const std::optional<std::uint64_t>& t) {
+        if (t)
+            os << *t;
+        else
+            os << "nullopt";
+    }
+};
 
 namespace {
 
@@ -136,7 +149,7 @@ std::vector<std::vector<tick_type>> approaches(tick_type start, tick_type deadli
         // Halving the remaining distance: jumps of every size, none landing on a boundary.
         std::vector<tick_type> path;
         for (tick_type now = start; now < deadline;) {
-            now += (deadline - now + 1) / 2;
+            now += (deadline - now) / 2 + (deadline - now) % 2;
             path.push_back(now);
         }
         paths.push_back(path);
@@ -201,8 +214,10 @@ BOOST_AUTO_TEST_CASE(far_node_cascades_down_and_fires_on_its_tick) {
             out.clear();
             // Every boundary on the way is a cascade; size() counts the node throughout.
             for (unsigned level = wheel::levels; level-- > 1;) {
-                for (tick_type next = (w.now() & ~(slot_width(level) - 1)) + slot_width(level); next < deadline;
-                     next = (w.now() & ~(slot_width(level) - 1)) + slot_width(level)) {
+                const auto next_boundary = [&] {
+                    return saturating_add(w.now() & ~(slot_width(level) - 1), slot_width(level));
+                };
+                for (tick_type next = next_boundary(); next < deadline; next = next_boundary()) {
                     BOOST_TEST_REQUIRE(w.advance(next, out) == 0U);
                     BOOST_TEST_REQUIRE(w.size() == 1U);
                     BOOST_TEST_REQUIRE(far.in_wheel());
@@ -275,8 +290,9 @@ BOOST_AUTO_TEST_CASE(a_driver_wakes_once_per_distinct_deadline) {
 BOOST_AUTO_TEST_CASE(next_due_is_never_late_after_a_removal) {
     // Removing the earliest node of a high slot leaves that slot's hint early (documented);
     // the driver then wakes up more than once but never hands the other node out early.
+    // Two deadlines in the same level-3 slot; the earlier one goes.
     wheel w(12345);
-    const tick_type base = (12345 & ~(slot_width(3) - 1)) + slot_width(3);  // a level-2 slot ahead
+    const tick_type base = (12345 & ~(slot_width(3) - 1)) + slot_width(3);
     test_node early(1);
     test_node late(2);
     w.insert(early, base + 2 * slot_width(2) + 10);
@@ -486,19 +502,20 @@ BOOST_AUTO_TEST_CASE(node_destructor_unlinks_from_the_expired_list) {
     BOOST_TEST(ids(out) == (std::vector<int>{1, 3}), boost::test_tools::per_element());
 
     // The list going first is just as safe: it detaches what it still holds.
+    test_node d(4);
     auto list = std::make_unique<hook_list>();
-    w.insert(a, 200);
+    w.insert(d, 200);
     w.advance(200, *list);
-    BOOST_TEST(a.linked());
+    BOOST_TEST(d.linked());
     list.reset();
-    BOOST_TEST(!a.linked());
+    BOOST_TEST(!d.linked());
 }
 
 BOOST_AUTO_TEST_CASE(equal_deadlines_come_out_in_insertion_order) {
     for (const tick_type start : starts) {
         BOOST_TEST_CONTEXT("start " << start) {
-            // D is a level-2 deadline at first.
-            const tick_type deadline = (start & ~(slot_width(2) - 1)) + 5 * slot_width(2) + 7;
+            // D is a level-2 (or higher) deadline at first.
+            const tick_type deadline = (start & ~(slot_width(2) - 1)) + 5 * slot_width(2) + 10 * slot_width(1) + 7;
             wheel w(start);
             test_node first(1);
             test_node moved(2);
@@ -550,7 +567,7 @@ BOOST_AUTO_TEST_CASE(take_all_hands_out_everything_in_deadline_order) {
     w.advance(20000, out);  // a now() that is neither the constructor's nor aligned
     const tick_type now = w.now();
     std::deque<test_node> nodes;
-    // (deadline, expected position) inserted out of order, some sharing a deadline.
+    // Out of order, at several levels, some sharing a deadline, one clamped.
     const std::vector<tick_type> deadlines{
         max_tick, now + slot_width(5), now + 3, now + slot_width(1), now + 3, now + three_years_ns, 0, now + slot_width(5),
     };

@@ -132,8 +132,8 @@ std::optional<std::uint64_t> seed_from_environment() {
     return number_from_environment("IDLEWHEEL_SEED");
 }
 
-utf::assertion_result environment_has_seed(utf::test_unit_id) {
-    utf::assertion_result result(seed_from_environment().has_value());
+boost::test_tools::assertion_result environment_has_seed(utf::test_unit_id) {
+    boost::test_tools::assertion_result result(seed_from_environment().has_value());
     result.message() << "IDLEWHEEL_SEED is not set (a number, or \"random\")";
     return result;
 }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages idlewheel needs that are missing (nothing if all are there).
+# Usage: scripts/setup.sh [test|demo|bench]...
+set -euo pipefail
+
+pkgs=(g++ cmake make libboost1.81-dev libboost-program-options1.81-dev libboost-json1.81-dev)
+for what in "$@"; do
+  case "$what" in
+    test) pkgs+=(libboost-test1.81-dev) ;;
+    demo) ;;
+    bench) pkgs+=(libbenchmark-dev libevent-dev libuv1-dev libnetty-java default-jdk-headless) ;;
+    *) echo "setup.sh: unknown component '$what'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then missing+=("$p"); fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup.sh: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
