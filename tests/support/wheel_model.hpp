@@ -18,6 +18,7 @@
 #include <idlewheel/detail/wheel.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <list>
@@ -166,6 +167,7 @@ public:
         std::uint64_t rebuilds = 0;
         std::uint64_t exact_hint_checks = 0;  // next_due() compared for equality
         std::size_t max_size = 0;
+        std::uint64_t size_sum = 0;  // over operations, for the mean size
     };
 
     explicit wheel_differential(std::size_t pool_size, tick_type start = 0)
@@ -178,6 +180,7 @@ public:
     [[nodiscard]] std::size_t pool_size() const noexcept { return pool_.size(); }
     [[nodiscard]] tick_type now() const noexcept { return model_.now(); }
     [[nodiscard]] std::size_t size() const noexcept { return model_.size(); }
+    [[nodiscard]] bool pending(std::size_t node) const noexcept { return model_.contains(node % pool_.size()); }
     [[nodiscard]] std::optional<tick_type> next_due() const noexcept { return wheel_->next_due(); }
     [[nodiscard]] const counters& stats() const noexcept { return stats_; }
 
@@ -400,6 +403,7 @@ private:
         if (wheel_->size() != model_.size()) return message("size() ", wheel_->size(), ", model ", model_.size());
         if (wheel_->empty() != model_.empty()) return message("empty() ", wheel_->empty());
         if (model_.size() > stats_.max_size) stats_.max_size = model_.size();
+        stats_.size_sum += model_.size();
         const auto due = wheel_->next_due();
         const auto earliest = model_.earliest();
         if (due.has_value() != earliest.has_value())
@@ -438,9 +442,15 @@ private:
 // ---------------------------------------------------------------------------------------------
 // Turns a stream of 64-bit random numbers into operations. Plain uniform ticks would almost
 // never land on a level boundary or repeat a deadline, which is where a wheel breaks, so the
-// choices are weighted towards those.
+// choices are weighted towards those. Operations that empty the wheel (take_all, rebuild,
+// jumps of years) are rare on purpose: the wheel has to fill up, thousands of nodes over all
+// levels, for cascades and shared slots to get exercised.
 class operation_generator {
 public:
+    // Without removals (no cancel, destroy or reschedule of a pending node) every next_due()
+    // is compared for equality with the earliest deadline, not just bounded by it.
+    explicit operation_generator(bool removals = true) noexcept : removals_(removals) {}
+
     template <class Random>
     operation next(const wheel_differential& d, Random&& random) {
         operation op;
@@ -450,22 +460,23 @@ public:
             op.tick = start_tick(random);
             return op;
         }
-        const auto roll = random() % 1000;
-        if (roll < 420) {
+        const auto roll = random() % 100'000;
+        const bool harmless = removals_ || !d.pending(op.node);  // touching it removes nothing
+        if (roll < 42'000 && harmless) {
             op.kind = op_kind::schedule;
             op.tick = deadline(d.now(), random);
             recent_[recent_next_++ % recent_.size()] = op.tick;
-        } else if (roll < 720) {
+        } else if (roll < 72'000) {
             op.kind = op_kind::advance;
             op.tick = advance_target(d, random);
-        } else if (roll < 820) {
+        } else if (roll < 82'000 && harmless) {
             op.kind = op_kind::cancel;
-        } else if (roll < 860) {
+        } else if (roll < 86'000 && harmless) {
             op.kind = op_kind::destroy;
-        } else if (roll < 995) {
+        } else if (roll < 99'996) {
             op.kind = op_kind::run_expired;
             op.tick = random() % 8 == 0 ? max_tick : random() % 16;
-        } else if (roll < 999) {
+        } else if (roll < 99'998) {
             op.kind = op_kind::take_all;
         } else {
             op.kind = op_kind::rebuild;
@@ -480,6 +491,14 @@ private:
         return static_cast<unsigned>(random() % detail::wheel::levels);
     }
 
+    // Level L with probability 2^-(L+1): jumps to low-level boundaries are common, to the
+    // top ones rare.
+    template <class Random>
+    static unsigned geometric_level(Random& random) {
+        const auto level = static_cast<unsigned>(std::countr_zero(random() | (tick_type{1} << 63)));
+        return level < detail::wheel::levels ? level : detail::wheel::levels - 1;
+    }
+
     // -1, 0 or +1 around a tick, saturated at both ends.
     template <class Random>
     static tick_type around(tick_type t, Random& random) {
@@ -490,10 +509,10 @@ private:
         }
     }
 
-    // A distance spread evenly over magnitudes (2^0 .. 2^63) rather than values.
+    // A distance below 2^max_bits spread evenly over magnitudes rather than values.
     template <class Random>
-    static tick_type log_uniform(Random& random) {
-        const auto bits = static_cast<unsigned>(random() % 64);
+    static tick_type log_uniform(Random& random, unsigned max_bits = 64) {
+        const auto bits = static_cast<unsigned>(random() % max_bits);
         return random() & ((tick_type{2} << bits) - 1);
     }
 
@@ -522,20 +541,26 @@ private:
     tick_type advance_target(const wheel_differential& d, Random& random) {
         const tick_type now = d.now();
         const auto due = d.next_due();
-        const auto roll = random() % 100;
-        if (roll < 8) return now;
-        if (roll < 23) return now + 1;
-        if (roll < 38) return saturating_add(now, 2 + random() % 64);
-        if (roll < 53 && due) return *due;  // what a driver sleeping until next_due() does
-        if (roll < 58 && due) return *due - 1;
-        if (roll < 70) return around(next_boundary_after(now, slot_width(random_level(random))), random);
-        if (roll < 80) return recent_[random() % recent_.size()];  // below now() means "stay"
-        if (roll < 97) return saturating_add(now, log_uniform(random) >> (random() % 40));
-        if (roll < 99) {  // uniform over [now, max_tick]
+        const auto roll = random() % 100'000;
+        if (roll < 8'000) return now;
+        if (roll < 23'000) return now + 1;
+        if (roll < 38'000) return saturating_add(now, 2 + random() % 64);
+        if (roll < 58'000 && due) return *due;  // what a driver sleeping until next_due() does
+        if (roll < 63'000 && due) return *due - 1;
+        if (roll < 78'000) return around(next_boundary_after(now, slot_width(geometric_level(random))), random);
+        if (roll < 93'000) return saturating_add(now, log_uniform(random, 24));
+        if (roll < 99'000) {  // a deadline scheduled lately, if not too far: FIFO batches
+            const tick_type recent = recent_[random() % recent_.size()];
+            return recent - now < (tick_type{1} << 32) ? recent : now;  // past or too far: stay
+        }
+        // Jumps that empty most of the wheel, about once per 30 000 operations.
+        if (roll < 99'006) return saturating_add(now, log_uniform(random));
+        if (roll < 99'009) {  // uniform over [now, max_tick]
             const tick_type span = max_tick - now;
             return now + (span == max_tick ? random() : random() % (span + 1));
         }
-        return max_tick;
+        if (roll < 99'011) return max_tick;
+        return saturating_add(now, 2 + random() % 64);
     }
 
     template <class Random>
@@ -549,6 +574,7 @@ private:
         }
     }
 
+    bool removals_;
     std::array<tick_type, 16> recent_{};
     std::size_t recent_next_ = 0;
 };

@@ -2,8 +2,12 @@
 #ifndef IDLEWHEEL_IDLEWHEEL_HPP
 #define IDLEWHEEL_IDLEWHEEL_HPP
 
-// Everything of idlewheel's public API in one include.
+// Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast glue,
+// is separate so that users without Beast need not have it).
 #include <idlewheel/error.hpp>
+#include <idlewheel/heartbeat.hpp>
+#include <idlewheel/idle_watch.hpp>
+#include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>

@@ -84,10 +84,20 @@ struct wheel_stats {
     std::uint64_t cancelled = 0;    ///< removed before running (cancel, destroyed node, cancellation slot)
     std::uint64_t stopped = 0;      ///< dropped unrun by stop() or by the wheel's destruction
     std::uint64_t rejected = 0;     ///< refused: max_pending reached, or stopped
-    std::uint64_t wakeups = 0;      ///< times the Asio timer completed and the wheel worked
-    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran nothing (cascade only, or cancelled)
+    std::uint64_t wakeups = 0;      ///< times the wheel ran: its Asio timer completed, or its posted continuation
+    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, a sweep of touched sessions, or everything cancelled)
     std::uint64_t ticks_advanced = 0;
     std::chrono::nanoseconds worst_lateness{0};  ///< largest (start of a callback - its deadline tick)
+
+    // Liveness outcomes reported by the idle_watch / heartbeat / operation_deadline objects
+    // that use this wheel (the cause of each kick).
+    std::uint64_t reader_idle = 0;        ///< idle_watch reader-idle events
+    std::uint64_t writer_idle = 0;        ///< idle_watch writer-idle events
+    std::uint64_t all_idle = 0;           ///< idle_watch all-idle events
+    std::uint64_t pings_sent = 0;         ///< heartbeat pings asked for
+    std::uint64_t dead_peers = 0;         ///< heartbeat peers declared dead (no pong in time)
+    std::uint64_t handshake_timeouts = 0; ///< operation_deadline expiries with error::handshake_timeout
+    std::uint64_t operation_timeouts = 0; ///< other operation_deadline expiries
 };
 
 template <class Clock, class Executor = boost::asio::any_io_executor>
@@ -187,6 +197,25 @@ public:
     /// Schedules `node` for the start of tick `deadline` (see deadline_after()).
     void schedule_tick(timer_node& node, tick_type deadline);
 
+    // Building blocks of the liveness layer (idle_watch, heartbeat). Times are "elapsed":
+    // the wheel clock's duration since the wheel's origin.
+
+    /// Records activity on `hook` (see detail::activity_hook): a store, no clock read.
+    using detail::wheel_core::touch;
+
+    /// Clock::now() as elapsed time (reads the clock).
+    [[nodiscard]] duration elapsed_now() const noexcept { return Clock::now() - origin_; }
+
+    /// The time this wheel woke up at, as elapsed time: exact inside a callback the wheel
+    /// runs (no clock read needed there); elsewhere, the last wake-up's time.
+    [[nodiscard]] duration wake_elapsed() const noexcept { return wake_elapsed_; }
+
+    /// The first tick that starts at or after elapsed time `e` (round up: never early).
+    [[nodiscard]] tick_type tick_at_or_after(duration e) const noexcept;
+
+    /// Counts a liveness outcome in stats().
+    void count(detail::liveness_event e) noexcept { ++counters_.events[static_cast<unsigned>(e)]; }
+
 private:
     using asio_timer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Executor>;
     struct wake_handler;
@@ -194,6 +223,7 @@ private:
     struct initiate_async_wait;
 
     void became_empty() noexcept override;
+    void sweep_needed() noexcept override;
     void place_or_throw(detail::timer_entry& e, tick_type deadline);
     void prepare_insert() noexcept;
     void arm(tick_type due);
@@ -213,6 +243,7 @@ private:
     tick_type armed_tick_ = 0;
     std::uint64_t generation_ = 0;
     std::chrono::nanoseconds worst_lateness_{0};
+    duration wake_elapsed_{};
 };
 
 /// The wheel timer on std::chrono::steady_clock.

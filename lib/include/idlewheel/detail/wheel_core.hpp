@@ -21,6 +21,10 @@ namespace idlewheel::detail {
 
 class wheel_core;
 
+// What the liveness layer (idle_watch, heartbeat, operation_deadline) reports, counted per
+// wheel by cause.
+enum class liveness_event : unsigned { reader_idle, writer_idle, all_idle, ping_sent, dead_peer, handshake_timeout, operation_timeout };
+
 enum class entry_action {
     fire,     // due (or run ahead of time by expire_all): run the callback
     discard,  // the wheel is stopping or being destroyed: never run; release what it holds
@@ -50,6 +54,25 @@ private:
     wheel_core* core_ = nullptr;
 };
 
+// Where a watched session records activity without reading a clock (idle_watch, heartbeat).
+// A touch sets a bit and, on the first touch since the last sweep, links the hook into the
+// wheel's "touched" list. At the next tick boundary the wheel wakes once, reads the clock once,
+// and stamps every touched hook with that time: a stamp is never before the activity it
+// stands for (so it can never cause an early idle report), and at most one tick plus the
+// wake-up's delay after it.
+class activity_hook : public list_hook {
+public:
+    static constexpr unsigned kinds = 3;  // the meaning of each bit belongs to the user
+    [[nodiscard]] std::int64_t last(unsigned kind) const noexcept { return last_[kind]; }
+    [[nodiscard]] bool touched(unsigned kind) const noexcept { return (touched_ & (1U << kind)) != 0; }
+    void set_last(unsigned kind, std::int64_t t) noexcept { last_[kind] = t; }
+
+private:
+    friend class wheel_core;
+    std::uint8_t touched_ = 0;
+    std::int64_t last_[kinds] = {};  // in the wheel's clock ticks since its origin (Clock::rep)
+};
+
 class wheel_core {
 public:
     wheel_core(const wheel_core&) = delete;
@@ -68,7 +91,32 @@ public:
         return true;
     }
 
+    /// Records activity of the kinds in `bits` on `h`: a store, plus a list link on the first
+    /// touch since the last sweep. Never reads the clock or touches the Asio timer, except that
+    /// the first touch after a quiet period asks the driver for one wake-up at the next tick.
+    void touch(activity_hook& h, unsigned bits) noexcept {
+        h.touched_ = static_cast<std::uint8_t>(h.touched_ | bits);
+        if (h.hook_linked()) return;
+        const bool first = touched_list_.empty();
+        touched_list_.push_back(h);
+        if (first) sweep_needed();
+    }
+
 protected:
+    // Stamps every touched hook with `now` (the wheel clock's count since origin).
+    void sweep(std::int64_t now) noexcept {
+        while (list_hook* l = touched_list_.pop_front()) {
+            auto& h = static_cast<activity_hook&>(*l);
+            for (unsigned k = 0; k < activity_hook::kinds; ++k)
+                if ((h.touched_ & (1U << k)) != 0) h.last_[k] = now;
+            h.touched_ = 0;
+        }
+    }
+    [[nodiscard]] bool sweep_pending() const noexcept { return !touched_list_.empty(); }
+
+    // The first touch since the last sweep: the driver must wake at the next tick boundary.
+    virtual void sweep_needed() noexcept = 0;
+
     struct counters {
         std::uint64_t scheduled = 0;
         std::uint64_t rescheduled = 0;
@@ -79,6 +127,7 @@ protected:
         std::uint64_t wakeups = 0;
         std::uint64_t idle_wakeups = 0;
         std::uint64_t ticks_advanced = 0;
+        std::uint64_t events[7] = {};  // by liveness_event
     };
 
     wheel_core() noexcept = default;
@@ -208,6 +257,7 @@ private:
     }
 
     hook_list batch_;
+    hook_list touched_list_;
     std::size_t batch_size_ = 0;
     bool* destroyed_ = nullptr;
 };

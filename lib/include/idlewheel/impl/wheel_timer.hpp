@@ -206,6 +206,15 @@ wheel_stats basic_wheel_timer<Clock, Executor>::stats() const noexcept {
     s.idle_wakeups = counters_.idle_wakeups;
     s.ticks_advanced = counters_.ticks_advanced;
     s.worst_lateness = worst_lateness_;
+    using ev = detail::liveness_event;
+    const auto n = [this](ev e) { return counters_.events[static_cast<unsigned>(e)]; };
+    s.reader_idle = n(ev::reader_idle);
+    s.writer_idle = n(ev::writer_idle);
+    s.all_idle = n(ev::all_idle);
+    s.pings_sent = n(ev::ping_sent);
+    s.dead_peers = n(ev::dead_peer);
+    s.handshake_timeouts = n(ev::handshake_timeout);
+    s.operation_timeouts = n(ev::operation_timeout);
     return s;
 }
 
@@ -230,6 +239,14 @@ auto basic_wheel_timer<Clock, Executor>::current_tick() const noexcept -> tick_t
 }
 
 template <class Clock, class Executor>
+auto basic_wheel_timer<Clock, Executor>::tick_at_or_after(duration e) const noexcept -> tick_type {
+    if (e <= duration::zero()) return 0;
+    const auto v = static_cast<tick_type>(e.count());
+    const auto t = static_cast<tick_type>(tick_.count());
+    return v / t + (v % t != 0 ? 1U : 0U);
+}
+
+template <class Clock, class Executor>
 auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept -> time_point {
     const auto room = static_cast<tick_type>((time_point::max() - origin_).count()) / static_cast<tick_type>(tick_.count());
     if (tick > room) return time_point::max();
@@ -246,6 +263,19 @@ void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
         timer_.cancel();
     } catch (...) {
         // The stale wait is ignored through the generation number anyway.
+    }
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::sweep_needed() noexcept {
+    // One wake-up at the next tick boundary stamps every session touched until then. If the
+    // wheel is behind the clock (it sleeps when idle) that boundary is in the past and the
+    // wake-up comes at once, which only makes the stamps more exact.
+    try {
+        arm(wheel_.now() + 1);
+    } catch (...) {
+        // Arming can only fail on allocation failure; the stamps then wait for the next
+        // wake-up, which makes reports later, never early.
     }
 }
 
@@ -277,7 +307,10 @@ void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::on_wake() {
     ++counters_.wakeups;
-    collect(current_tick());
+    // One clock read serves the sweep, the wheel's advance and every callback of the batch.
+    wake_elapsed_ = elapsed_now();
+    sweep(wake_elapsed_.count());
+    collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
     destruction_watch watch(*this);
@@ -292,7 +325,7 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
             self.run_and_rearm_after();
         }
     } done{*this, watch, expired_before};
-    const time_point now = Clock::now();
+    const time_point now = origin_ + wake_elapsed_;
     run_batch(max_run_per_wakeup_, watch, [this, now](detail::timer_entry& e) {
         const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(now - time_of(e.deadline()));
         if (late > worst_lateness_) worst_lateness_ = late;
@@ -309,6 +342,7 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
         return;
     }
     if (stopped_) return;
+    if (sweep_pending()) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due()) arm(*due);
 }
 

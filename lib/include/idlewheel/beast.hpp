@@ -1,0 +1,63 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_BEAST_HPP
+#define IDLEWHEEL_BEAST_HPP
+
+// Glue between idlewheel's liveness objects and boost::beast::websocket::stream.
+//
+//  - report_control_frames(ws, hb): every pong (and ping, and close) the peer sends counts as
+//    inbound for the heartbeat. Beast calls the control callback while a read is pending,
+//    which an echo-style session always has.
+//  - async_close_idle(ws, handler): the idle-kick outcome, a close handshake with
+//    1000 (normal) "idle timeout".
+//  - drop(stream): the dead-peer and handshake-timeout outcome: the socket is closed at once,
+//    and every pending operation on it completes with operation_aborted.
+//
+// Leave Beast's own websocket timeouts off (websocket::stream_base::timeout::none(), the
+// default for a stream you construct yourself): idlewheel replaces them.
+
+#include <idlewheel/heartbeat.hpp>
+
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <utility>
+
+namespace idlewheel::beast {
+
+/// The close reason of an idle kick: 1000 (normal), "idle timeout".
+[[nodiscard]] inline boost::beast::websocket::close_reason idle_close_reason() {
+    return {boost::beast::websocket::close_code::normal, "idle timeout"};
+}
+
+/// Reports every control frame from the peer to `hb` (replaces ws's control callback; the
+/// callback holds only a reference, so installing it does not allocate). `hb` must outlive
+/// the stream's reads.
+template <class NextLayer, bool Deflate, class Wheel>
+void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& ws, basic_heartbeat<Wheel>& hb) {
+    ws.control_callback([&hb](boost::beast::websocket::frame_type, boost::beast::string_view) { hb.on_inbound(); });
+}
+
+/// Starts the idle-kick close handshake: 1000 "idle timeout". Completion: void(error_code).
+template <class NextLayer, bool Deflate, class CompletionToken>
+auto async_close_idle(boost::beast::websocket::stream<NextLayer, Deflate>& ws, CompletionToken&& token) {
+    return ws.async_close(idle_close_reason(), std::forward<CompletionToken>(token));
+}
+
+/// Closes the lowest layer's socket at once (dead peer, handshake timeout). Pending operations
+/// complete with operation_aborted. Never throws.
+template <class Stream>
+void drop(Stream& stream) noexcept {
+    auto& lowest = boost::beast::get_lowest_layer(stream);
+    boost::system::error_code ignored;  // closing can only fail if already closed
+    if constexpr (requires { lowest.socket(); })
+        lowest.socket().close(ignored);
+    else
+        lowest.close(ignored);
+}
+
+}  // namespace idlewheel::beast
+
+#endif

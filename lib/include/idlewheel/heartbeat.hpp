@@ -1,0 +1,175 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_HEARTBEAT_HPP
+#define IDLEWHEEL_HEARTBEAT_HPP
+
+// idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
+//
+// After `ping_interval` without anything from the peer, the heartbeat asks for a ping
+// (heartbeat_event::send_ping). If nothing at all (a pong or any other frame) arrives within
+// `pong_timeout` after that, the peer is dead (heartbeat_event::peer_dead). A peer that
+// answers pings but never sends a message is alive: closing it for idleness is idle_watch's
+// job, with its own, typically much longer, time. That is the split Beast's websocket timeouts
+// cannot make (boostorg/beast#2323: long idle limits plus short keep-alive pings).
+//
+//     idlewheel::heartbeat hb{wheel, idlewheel::heartbeat_member<&session::on_heartbeat>(this),
+//                             {.ping_interval = 15s, .pong_timeout = 10s, .jitter = 2s}};
+//     hb.start();                    // after the handshake
+//     hb.on_inbound();               // for every frame read, pongs included: a store
+//     void on_heartbeat(idlewheel::heartbeat_event e) {
+//         if (e == idlewheel::heartbeat_event::send_ping) ws.async_ping({}, ...);
+//         else socket.close();       // peer_dead
+//     }
+//
+// idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
+// application-level ping on send_ping and call on_inbound() for every byte received.
+//
+// Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn
+// uniformly from [0, jitter], to its ping interval, so 20 000 sessions opened together do not
+// all ping in the same tick.
+//
+// The state machine: waiting --(interval quiet)--> awaiting_pong --(inbound)--> waiting
+//                                                 \--(pong_timeout quiet)--> dead
+// It is the same sans-I/O machine over any transport; it is tested without sockets.
+
+#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+
+namespace idlewheel {
+
+enum class heartbeat_event { send_ping, peer_dead };
+
+struct heartbeat_options {
+    std::chrono::nanoseconds ping_interval{0};  ///< quiet time before a ping; 0 disables the heartbeat
+    std::chrono::nanoseconds pong_timeout{0};   ///< time to answer; must be > 0 when enabled
+    std::chrono::nanoseconds jitter{0};         ///< spread of the per-session offset added to ping_interval
+};
+
+/// What a heartbeat calls: function(context, event).
+struct heartbeat_handler {
+    void (*function)(void* context, heartbeat_event event);
+    void* context;
+};
+
+/// A heartbeat_handler that calls `(self->*Member)(event)`.
+template <auto Member, class T>
+[[nodiscard]] constexpr heartbeat_handler heartbeat_member(T* self) noexcept {
+    return {[](void* p, heartbeat_event e) { (static_cast<T*>(p)->*Member)(e); }, self};
+}
+
+namespace detail {
+// splitmix64 over a per-thread counter: cheap, deterministic run to run, well spread.
+inline std::uint64_t next_jitter_bits() noexcept {
+    thread_local std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+}  // namespace detail
+
+template <class Wheel>
+class basic_heartbeat {
+public:
+    using duration = typename Wheel::duration;
+    enum class state { stopped, waiting, awaiting_pong, dead };
+
+    /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0.
+    basic_heartbeat(Wheel& wheel, heartbeat_handler handler, const heartbeat_options& options = {})
+        : wheel_(&wheel), handler_(handler) {
+        set_options(options);
+    }
+    basic_heartbeat(const basic_heartbeat&) = delete;
+    basic_heartbeat& operator=(const basic_heartbeat&) = delete;
+    ~basic_heartbeat() = default;  // the node unlinks itself
+
+    /// Starts (or restarts) from now: the peer counts as heard from now. Does nothing when
+    /// ping_interval is 0. Reads the clock once.
+    void start() {
+        if (interval_ == duration::zero()) return;
+        state_ = state::waiting;
+        heard_ = wheel_->elapsed_now();
+        const auto spread = static_cast<std::uint64_t>(jitter_.count());
+        offset_ = spread == 0 ? duration::zero() : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
+        arm(heard_ + interval_ + offset_);
+    }
+
+    /// Stops; no event until start(). O(1).
+    void stop() noexcept {
+        state_ = state::stopped;
+        node_.cancel();
+    }
+
+    /// Something arrived from the peer (any frame, a pong, any byte). A store.
+    void on_inbound() noexcept { wheel_->touch(hook_, 1U); }
+
+    /// Changes the times; they apply from the next start().
+    void set_options(const heartbeat_options& o) {
+        if (o.ping_interval > decltype(o.ping_interval)::zero() && o.pong_timeout <= decltype(o.pong_timeout)::zero())
+            throw std::invalid_argument("idlewheel::heartbeat: pong_timeout must be > 0 when ping_interval is set");
+        interval_ = detail::saturating_ceil<duration>(o.ping_interval);
+        pong_timeout_ = detail::saturating_ceil<duration>(o.pong_timeout);
+        jitter_ = detail::saturating_ceil<duration>(o.jitter);
+    }
+
+    [[nodiscard]] state current() const noexcept { return state_; }
+    /// This heartbeat's fixed jitter offset (for tests and metrics).
+    [[nodiscard]] duration jitter_offset() const noexcept { return offset_; }
+
+private:
+    // The latest time the peer was heard from, as of `now` (unstamped activity counts as now).
+    [[nodiscard]] duration heard(duration now) const noexcept {
+        if (hook_.touched(0)) return now;
+        return std::max(heard_, duration(hook_.last(0)));
+    }
+
+    void arm(duration at) { wheel_->schedule_tick(node_, wheel_->tick_at_or_after(at)); }
+
+    void fire() {
+        const duration now = wheel_->wake_elapsed();
+        const duration last = heard(now);
+        if (state_ == state::waiting) {
+            if (now < last + interval_ + offset_) {
+                arm(last + interval_ + offset_);
+                return;
+            }
+            state_ = state::awaiting_pong;
+            ping_sent_ = now;
+            arm(now + pong_timeout_);  // before the handler, which may stop, restart or destroy us
+            wheel_->count(detail::liveness_event::ping_sent);
+            handler_.function(handler_.context, heartbeat_event::send_ping);
+            return;
+        }
+        if (state_ == state::awaiting_pong) {
+            // Activity stamped at ping_sent_ or later came after the ping: anything stamped
+            // before the ping was sent would have postponed the ping instead.
+            if (last >= ping_sent_) {
+                state_ = state::waiting;  // answered (a pong or anything else)
+                arm(last + interval_ + offset_);
+                return;
+            }
+            state_ = state::dead;
+            wheel_->count(detail::liveness_event::dead_peer);
+            handler_.function(handler_.context, heartbeat_event::peer_dead);
+        }
+    }
+
+    Wheel* wheel_;
+    heartbeat_handler handler_;
+    timer_node node_{call_member<&basic_heartbeat::fire>(this)};
+    detail::activity_hook hook_;
+    duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};
+    duration heard_{}, ping_sent_{};
+    state state_ = state::stopped;
+};
+
+using heartbeat = basic_heartbeat<wheel_timer>;
+
+}  // namespace idlewheel
+
+#endif

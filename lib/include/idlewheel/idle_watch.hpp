@@ -1,0 +1,241 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_IDLE_WATCH_HPP
+#define IDLEWHEEL_IDLE_WATCH_HPP
+
+// idlewheel::idle_watch: Netty's IdleStateHandler for an Asio session, on a shared wheel.
+//
+// Three kinds of idleness, each with its own time (0 turns it off):
+//  - reader: no inbound data for `reader`;
+//  - writer: no completed write for `writer`;
+//  - all:    neither for `all`.
+//
+//     struct session : std::enable_shared_from_this<session> {
+//         idlewheel::idle_watch idle{wheel, idlewheel::idle_member<&session::on_idle>(this),
+//                                    {.reader = 30s}};
+//         void on_idle(idlewheel::idle_kind kind, bool first) { close(); }
+//         void on_read(...)  { idle.on_read();  ... }   // a store: no timer, no clock
+//         void on_write(...) { idle.on_write(); ... }
+//     };
+//
+// Cost: on_read()/on_write() never touch the Asio timer, never post, never allocate and never
+// read the clock: they set a bit, and the first one in a tick links the watch into the wheel's
+// list of touched sessions (see detail::activity_hook). The wheel stamps that list once per
+// tick. The watch's own wheel entry is re-armed only when it comes due (Netty's lazy scheme):
+// then it re-arms for the remaining time, or reports idle.
+//
+// Precision: a report never comes before the watched kind has been quiet for its full time.
+// It comes at most two ticks (plus wake-up delays) after that: activity is stamped at the tick
+// boundary after it, and the deadline is rounded up to a tick. When wake-ups are on time and
+// the idle time is a whole number of ticks, that is at most one tick, as for any timeout.
+// Activity that happened before a check, even if not stamped yet, always counts: no false
+// reports.
+//
+// After a report the watch keeps reporting every period while the stretch lasts (first ==
+// false), until activity of that kind, stop(), or destruction (Netty's isFirst).
+//
+// Lifetime: destroying the watch unlinks it in O(1); its handler never runs afterwards. The
+// handler may destroy the watch (close the session) — the watch notices and returns at once.
+// Like the wheel, the watch belongs to the wheel's executor.
+
+#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+namespace idlewheel {
+
+enum class idle_kind : unsigned { reader = 0, writer = 1, all = 2 };
+
+[[nodiscard]] constexpr const char* to_string(idle_kind k) noexcept {
+    switch (k) {
+        case idle_kind::reader: return "reader idle";
+        case idle_kind::writer: return "writer idle";
+        case idle_kind::all: return "all idle";
+    }
+    return "idle";
+}
+
+struct idle_options {
+    std::chrono::nanoseconds reader{0};  ///< no inbound data for this long; 0 = off
+    std::chrono::nanoseconds writer{0};  ///< no completed write for this long; 0 = off
+    std::chrono::nanoseconds all{0};     ///< neither for this long; 0 = off
+    /// Netty's observeOutput: write progress reported with on_write_progress() (a slow
+    /// consumer draining a large write) counts as write activity.
+    bool observe_output = false;
+};
+
+/// What an idle_watch calls: function(context, kind, first).
+struct idle_handler {
+    void (*function)(void* context, idle_kind kind, bool first);
+    void* context;
+};
+
+/// An idle_handler that calls `(self->*Member)(kind, first)`.
+template <auto Member, class T>
+[[nodiscard]] constexpr idle_handler idle_member(T* self) noexcept {
+    return {[](void* p, idle_kind kind, bool first) { (static_cast<T*>(p)->*Member)(kind, first); }, self};
+}
+
+template <class Wheel>
+class basic_idle_watch {
+public:
+    using wheel_type = Wheel;
+    using duration = typename Wheel::duration;
+
+    /// A watch on `wheel` that calls `handler`. It watches nothing until start().
+    basic_idle_watch(Wheel& wheel, idle_handler handler, const idle_options& options = {}) noexcept
+        : wheel_(&wheel), handler_(handler) {
+        apply(options);
+    }
+    basic_idle_watch(const basic_idle_watch&) = delete;
+    basic_idle_watch& operator=(const basic_idle_watch&) = delete;
+    ~basic_idle_watch() {
+        if (destroyed_ != nullptr) *destroyed_ = true;
+    }
+
+    /// Starts (or restarts) watching: every kind counts as active now; first flags reset.
+    /// Reads the clock once.
+    void start() {
+        running_ = true;
+        ++generation_;
+        start_ = wheel_->elapsed_now();
+        for (auto& e : last_report_) e = never;
+        rearm();
+    }
+
+    /// Stops watching; no report until start(). O(1).
+    void stop() noexcept {
+        running_ = false;
+        ++generation_;
+        node_.cancel();
+    }
+
+    /// Same as start(): activity of every kind as of now, first flags reset.
+    void reset() { start(); }
+
+    /// Inbound data arrived. A store; no clock, no timer.
+    void on_read() noexcept { wheel_->touch(hook_, read_bit); }
+    /// A write completed.
+    void on_write() noexcept { wheel_->touch(hook_, write_bit); }
+    /// Part of a write went out (a slow consumer is draining); counts only with observe_output.
+    void on_write_progress() noexcept {
+        if (observe_output_) wheel_->touch(hook_, progress_bit);
+    }
+
+    /// Per-session override of the times; takes effect at once (a kind whose new time has
+    /// already passed reports at the next tick).
+    void set_options(const idle_options& options) {
+        apply(options);
+        if (running_) rearm();
+    }
+
+    [[nodiscard]] idle_options options() const noexcept {
+        return {to_ns(time_[0]), to_ns(time_[1]), to_ns(time_[2]), observe_output_};
+    }
+    [[nodiscard]] bool running() const noexcept { return running_; }
+    [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
+
+private:
+    static constexpr unsigned read_bit = 1U << 0, write_bit = 1U << 1, progress_bit = 1U << 2;
+    static constexpr duration never = duration::min();
+    static constexpr duration off = duration::zero();
+
+    static std::chrono::nanoseconds to_ns(duration d) noexcept {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(d);
+    }
+    static duration plus(duration a, duration b) noexcept {  // saturating
+        return a > duration::max() - b ? duration::max() : a + b;
+    }
+
+    void apply(const idle_options& o) noexcept {
+        time_[0] = detail::saturating_ceil<duration>(o.reader);
+        time_[1] = detail::saturating_ceil<duration>(o.writer);
+        time_[2] = detail::saturating_ceil<duration>(o.all);
+        observe_output_ = o.observe_output;
+    }
+
+    // The latest activity of `kind` as of `now`. Activity touched but not stamped yet
+    // happened before now: it counts as now (conservative, so never a false report).
+    [[nodiscard]] duration last_activity(unsigned kind, duration now) const noexcept {
+        const auto stamped = [&](unsigned k) {
+            if (hook_.touched(k)) return now;
+            return std::max(start_, duration(hook_.last(k)));
+        };
+        const duration read = stamped(0);
+        duration write = stamped(1);
+        if (observe_output_) write = std::max(write, stamped(2));
+        if (kind == 0) return read;
+        if (kind == 1) return write;
+        return std::max(read, write);
+    }
+
+    // When kind `k` is next due: a full period after its latest activity or its latest report.
+    [[nodiscard]] duration due(unsigned k, duration now) const noexcept {
+        return plus(std::max(last_activity(k, now), last_report_[k]), time_[k]);
+    }
+
+    void rearm() {
+        const duration now = wheel_->elapsed_now();
+        arm_for(now);
+    }
+
+    void arm_for(duration now) {
+        duration next = duration::max();
+        for (unsigned k = 0; k < 3; ++k)
+            if (time_[k] != off) next = std::min(next, due(k, now));
+        if (next == duration::max()) {
+            node_.cancel();
+            return;
+        }
+        wheel_->schedule_tick(node_, wheel_->tick_at_or_after(next));
+    }
+
+    // The wheel entry came due: report every kind that has been quiet for its full time.
+    void check() {
+        if (!running_) return;
+        const duration now = wheel_->wake_elapsed();
+        bool destroyed = false;
+        struct watch_destruction {  // also when the handler throws
+            basic_idle_watch* self;
+            bool& destroyed;
+            ~watch_destruction() {
+                if (!destroyed) self->destroyed_ = nullptr;
+            }
+        } guard{this, destroyed};
+        destroyed_ = &destroyed;
+        const std::uint64_t generation = generation_;
+        for (unsigned k = 0; k < 3; ++k) {
+            if (time_[k] == off || now < due(k, now)) continue;
+            const bool first = last_activity(k, now) > last_report_[k];
+            last_report_[k] = now;
+            wheel_->count(static_cast<detail::liveness_event>(k));  // reader_idle, writer_idle, all_idle
+            handler_.function(handler_.context, static_cast<idle_kind>(k), first);
+            if (destroyed) return;                  // the handler closed the session
+            if (generation != generation_) break;   // it stopped or restarted the watch
+        }
+        if (running_ && generation == generation_) arm_for(now);
+    }
+
+    Wheel* wheel_;
+    idle_handler handler_;
+    timer_node node_{call_member<&basic_idle_watch::check>(this)};
+    detail::activity_hook hook_;
+    duration time_[3] = {};
+    duration last_report_[3] = {never, never, never};
+    duration start_{};
+    std::uint64_t generation_ = 0;
+    bool* destroyed_ = nullptr;
+    bool running_ = false;
+    bool observe_output_ = false;
+};
+
+/// The idle watch for idlewheel::wheel_timer (steady_clock).
+using idle_watch = basic_idle_watch<wheel_timer>;
+
+}  // namespace idlewheel
+
+#endif

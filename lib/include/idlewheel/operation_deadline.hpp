@@ -1,0 +1,79 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_OPERATION_DEADLINE_HPP
+#define IDLEWHEEL_OPERATION_DEADLINE_HPP
+
+// idlewheel::operation_deadline: a deadline for one operation — "the handshake must complete
+// within 5 s", "this read must complete within 30 s" — on the shared wheel. The wheel-backed
+// equivalent of beast::tcp_stream::expires_after(): arming and cancelling are O(1) relinks,
+// never a system timer operation.
+//
+//     idlewheel::operation_deadline handshake{wheel, idlewheel::call_member<&session::on_late>(this),
+//                                             idlewheel::error::handshake_timeout};
+//     handshake.expires_after(5s);          // from accept
+//     ws.async_accept(...);                 // bytes arriving do NOT extend a deadline
+//     ... on completion: handshake.cancel();
+//     void on_late() { socket.close(); }    // the pending operation fails with operation_aborted;
+//                                           // handshake.expired() tells the session why
+//
+// Destroying it while armed unlinks it: the callback never runs for a destroyed owner.
+
+#include <idlewheel/error.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+
+namespace idlewheel {
+
+template <class Wheel>
+class basic_operation_deadline {
+public:
+    /// `cause` names what expiry means (error::handshake_timeout or error::operation_timeout);
+    /// it is counted by cause in the wheel's stats and returned by reason().
+    basic_operation_deadline(Wheel& wheel, timer_callback on_expire, error cause = error::operation_timeout) noexcept
+        : wheel_(&wheel), on_expire_(on_expire), cause_(cause) {}
+    basic_operation_deadline(const basic_operation_deadline&) = delete;
+    basic_operation_deadline& operator=(const basic_operation_deadline&) = delete;
+
+    /// Arms (or re-arms) the deadline `d` from now; clears expired().
+    /// @throws boost::system::system_error as wheel_timer::schedule does.
+    template <class Rep, class Period>
+    void expires_after(std::chrono::duration<Rep, Period> d) {
+        expired_ = false;
+        wheel_->schedule(node_, d);
+    }
+
+    /// The operation completed in time. True if the deadline was armed. O(1).
+    bool cancel() noexcept { return node_.cancel(); }
+
+    /// True while armed and not expired.
+    [[nodiscard]] bool armed() const noexcept { return node_.pending(); }
+    /// True once the deadline passed (its callback has run), until the next expires_after().
+    [[nodiscard]] bool expired() const noexcept { return expired_; }
+    /// make_error_code(cause) if expired(), else success: what the operation's failure means.
+    [[nodiscard]] boost::system::error_code reason() const noexcept {
+        return expired_ ? make_error_code(cause_) : boost::system::error_code{};
+    }
+
+private:
+    void fire() {
+        expired_ = true;
+        wheel_->count(cause_ == error::handshake_timeout ? detail::liveness_event::handshake_timeout
+                                                          : detail::liveness_event::operation_timeout);
+        on_expire_.function(on_expire_.context);
+    }
+
+    Wheel* wheel_;
+    timer_callback on_expire_;
+    error cause_;
+    bool expired_ = false;
+    timer_node node_{call_member<&basic_operation_deadline::fire>(this)};
+};
+
+using operation_deadline = basic_operation_deadline<wheel_timer>;
+
+}  // namespace idlewheel
+
+#endif
