@@ -206,7 +206,14 @@ private:
                 if (!destroyed) self->destroyed_ = nullptr;
             }
         } guard{this, destroyed};
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"  // the guard clears it before `destroyed` dies
+#endif
         destroyed_ = &destroyed;
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
         const std::uint64_t generation = generation_;
         for (unsigned k = 0; k < 3; ++k) {
             if (time_[k] == off || now < due(k, now)) continue;

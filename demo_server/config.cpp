@@ -1,0 +1,160 @@
+#include "config.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <charconv>
+#include <limits>
+
+namespace po = boost::program_options;
+
+namespace demo {
+
+namespace {
+
+// A duration option value, so Program_options reports bad text as an invalid value.
+struct duration_arg {
+    std::chrono::nanoseconds value{};
+};
+
+template <class Enum>
+struct enum_arg {
+    Enum value{};
+};
+
+// Found by argument-dependent lookup from Program_options (so: in the types' namespace).
+void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
+    po::validators::check_first_occurrence(v);
+    const std::string& s = po::validators::get_single_string(values);
+    const auto d = parse_duration(s);
+    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 30s, 2m)");
+    v = duration_arg{*d};
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<timer_mode>*, int) {
+    po::validators::check_first_occurrence(v);
+    const std::string& s = po::validators::get_single_string(values);
+    if (s == "wheel")
+        v = enum_arg<timer_mode>{timer_mode::wheel};
+    else if (s == "asio")
+        v = enum_arg<timer_mode>{timer_mode::asio};
+    else
+        throw po::invalid_option_value(s + " (expected wheel or asio)");
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tcp_echo_mode>*, int) {
+    po::validators::check_first_occurrence(v);
+    const std::string& s = po::validators::get_single_string(values);
+    if (s == "bytes")
+        v = enum_arg<tcp_echo_mode>{tcp_echo_mode::bytes};
+    else if (s == "lines")
+        v = enum_arg<tcp_echo_mode>{tcp_echo_mode::lines};
+    else
+        throw po::invalid_option_value(s + " (expected bytes or lines)");
+}
+
+}  // namespace
+
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text) {
+    long long n = 0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, n);
+    if (ec != std::errc{} || end == first || n < 0) return std::nullopt;
+    const std::string unit(end, last);
+    long double scale = 0;
+    if (unit == "us")
+        scale = 1e3L;
+    else if (unit == "ms")
+        scale = 1e6L;
+    else if (unit == "s")
+        scale = 1e9L;
+    else if (unit == "m")
+        scale = 60e9L;
+    else if (unit == "h")
+        scale = 3600e9L;
+    else
+        return std::nullopt;
+    const long double ns = static_cast<long double>(n) * scale;
+    if (ns > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
+}
+
+const char* to_string(timer_mode m) noexcept { return m == timer_mode::wheel ? "wheel" : "asio"; }
+
+std::optional<config> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err, int& exit_code) {
+    config c;
+    po::options_description desc(
+        "demo_server: a Beast TCP + WebSocket echo server that kicks idle clients\n"
+        "Durations: a number and a unit (us, ms, s, m, h), e.g. 500ms, 30s, 2m.\nOptions");
+    // clang-format off
+    desc.add_options()
+        ("help,h", "show this help")
+        ("address", po::value(&c.address)->default_value(c.address), "listen address")
+        ("tcp-port", po::value(&c.tcp_port)->default_value(c.tcp_port), "raw TCP echo port (0 = any free port)")
+        ("http-port", po::value(&c.http_port)->default_value(c.http_port), "HTTP/WebSocket port: / dashboard, /stats, WebSocket echo (0 = any free port)")
+        ("idle-timeout", po::value<duration_arg>(), "close a session with no inbound data for this long (default 15s)")
+        ("ping-interval", po::value<duration_arg>(), "WebSocket: ping after this much silence; 0s = no pings (default 5s)")
+        ("pong-timeout", po::value<duration_arg>(), "WebSocket: drop the peer if nothing answers a ping in this time (default 5s)")
+        ("ping-jitter", po::value<duration_arg>(), "WebSocket: spread of per-session ping offsets (default 1s)")
+        ("handshake-timeout", po::value<duration_arg>(), "time from accept to a complete HTTP request / WebSocket upgrade; arriving bytes do not extend it (default 5s)")
+        ("close-timeout", po::value<duration_arg>(), "time a close handshake may take before the socket is dropped (default 2s)")
+        ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
+        ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read (default wheel)")
+        ("tcp-echo", po::value<enum_arg<tcp_echo_mode>>(), "bytes: echo bytes as they come; lines: echo whole lines (default bytes)")
+        ("threads", po::value(&c.threads)->default_value(c.threads), "io_context threads, each with its own wheel")
+        ("max-connections", po::value(&c.max_connections)->default_value(c.max_connections), "connections beyond this are accepted and closed at once")
+        ("max-message-size", po::value(&c.max_message_size)->default_value(c.max_message_size), "largest WebSocket message / TCP line in bytes (larger: close 1009)")
+        ("max-backlog", po::value(&c.max_backlog)->default_value(c.max_backlog), "bytes of unsent echo a client may leave queued before it is dropped")
+        ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
+    // clang-format on
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        err << "demo_server: " << e.what() << "\n(see --help)\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    if (vm.count("help") != 0U) {
+        out << desc << "\n";
+        exit_code = 0;
+        return std::nullopt;
+    }
+    const auto get = [&vm](const char* name, std::chrono::nanoseconds& into) {
+        if (vm.count(name) != 0U) into = vm[name].as<duration_arg>().value;
+    };
+    get("idle-timeout", c.idle_timeout);
+    get("ping-interval", c.ping_interval);
+    get("pong-timeout", c.pong_timeout);
+    get("ping-jitter", c.ping_jitter);
+    get("handshake-timeout", c.handshake_timeout);
+    get("close-timeout", c.close_timeout);
+    get("tick", c.tick);
+    if (vm.count("timers") != 0U) c.timers = vm["timers"].as<enum_arg<timer_mode>>().value;
+    if (vm.count("tcp-echo") != 0U) c.tcp_echo = vm["tcp-echo"].as<enum_arg<tcp_echo_mode>>().value;
+
+    const char* problem = nullptr;
+    if (c.tick <= std::chrono::nanoseconds::zero())
+        problem = "--tick must be > 0";
+    else if (c.idle_timeout <= std::chrono::nanoseconds::zero())
+        problem = "--idle-timeout must be > 0";
+    else if (c.handshake_timeout <= std::chrono::nanoseconds::zero())
+        problem = "--handshake-timeout must be > 0";
+    else if (c.ping_interval > std::chrono::nanoseconds::zero() && c.pong_timeout <= std::chrono::nanoseconds::zero())
+        problem = "--pong-timeout must be > 0 when --ping-interval is set";
+    else if (c.threads == 0 || c.threads > 64)
+        problem = "--threads must be between 1 and 64";
+    else if (c.max_connections == 0)
+        problem = "--max-connections must be > 0";
+    else if (c.max_message_size < 16)
+        problem = "--max-message-size must be at least 16";
+    if (problem != nullptr) {
+        err << "demo_server: " << problem << "\n(see --help)\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    return c;
+}
+
+}  // namespace demo

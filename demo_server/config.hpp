@@ -1,0 +1,47 @@
+// The demo server's settings and their command line (Boost.Program_options).
+#ifndef IDLEWHEEL_DEMO_CONFIG_HPP
+#define IDLEWHEEL_DEMO_CONFIG_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace demo {
+
+enum class timer_mode { wheel, asio };
+enum class tcp_echo_mode { bytes, lines };
+
+struct config {
+    std::string address = "127.0.0.1";
+    unsigned short tcp_port = 7000;
+    unsigned short http_port = 8080;
+    std::chrono::nanoseconds idle_timeout = std::chrono::seconds(15);
+    std::chrono::nanoseconds ping_interval = std::chrono::seconds(5);
+    std::chrono::nanoseconds pong_timeout = std::chrono::seconds(5);
+    std::chrono::nanoseconds handshake_timeout = std::chrono::seconds(5);
+    std::chrono::nanoseconds close_timeout = std::chrono::seconds(2);
+    std::chrono::nanoseconds ping_jitter = std::chrono::seconds(1);
+    std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
+    timer_mode timers = timer_mode::wheel;
+    tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
+    unsigned threads = 1;
+    std::size_t max_connections = 19'000;
+    std::size_t max_message_size = 64 * 1024;
+    std::size_t max_backlog = 1024 * 1024;
+    bool quiet = false;
+};
+
+/// Parses "500ms", "30s", "2m", "1h", "250us" (a whole number and a unit).
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text);
+
+/// Parses the command line. Returns the config, or nothing after printing help (exit 0) or an
+/// error (exit 2) — `exit_code` says which.
+std::optional<config> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err, int& exit_code);
+
+const char* to_string(timer_mode m) noexcept;
+
+}  // namespace demo
+
+#endif

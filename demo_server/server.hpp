@@ -1,0 +1,68 @@
+// The demo server: two listeners (raw TCP echo, HTTP/WebSocket), N worker threads each with
+// its own io_context and wheel, /stats, and an orderly stop on SIGINT/SIGTERM.
+#ifndef IDLEWHEEL_DEMO_SERVER_HPP
+#define IDLEWHEEL_DEMO_SERVER_HPP
+
+#include "config.hpp"
+#include "sessions.hpp"
+#include "worker.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace demo {
+
+class server {
+public:
+    explicit server(const config& cfg);
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+    ~server();
+
+    /// Binds both listeners. Throws boost::system::system_error (e.g. address in use).
+    void listen();
+    /// "listening tcp=HOST:PORT http=HOST:PORT"
+    [[nodiscard]] std::string listening_line() const;
+    /// Serves until SIGINT/SIGTERM, then stops in bounded time and returns.
+    void run();
+    /// The /stats document.
+    [[nodiscard]] std::string stats_json() const;
+
+private:
+    struct listener_state {
+        asio::ip::tcp::acceptor acceptor;
+        asio::steady_timer backoff;
+        listener kind;
+    };
+
+    void accept(listener_state& l);
+    void on_accept(listener_state& l, worker& w, boost::system::error_code ec, asio::ip::tcp::socket socket);
+    void begin_shutdown(int signal);
+    void wait_for_sessions(int round);
+
+    config cfg_;
+    asio::io_context io_{1};  // listeners and signals, on the thread that calls run()
+    std::atomic<std::int64_t> open_connections_{0};
+    std::vector<std::unique_ptr<worker>> workers_;
+    std::unique_ptr<listener_state> tcp_, web_;
+    asio::signal_set signals_;
+    asio::steady_timer shutdown_timer_;
+    std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+    std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
+    std::size_t next_worker_ = 0;
+    bool stopping_ = false;
+    unsigned long long fd_soft_ = 0, fd_hard_ = 0;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_accept_error_log_{};
+};
+
+}  // namespace demo
+
+#endif

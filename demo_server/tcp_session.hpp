@@ -1,0 +1,145 @@
+// Raw TCP echo session: echoes bytes as they come, or whole lines (--tcp-echo=lines).
+//
+// Idle connections hold no read buffer: the session waits for readability and then reads into
+// its worker's scratch buffer, so 19 000 quiet clients cost the socket and the session object
+// only. Echoed data waits in a queue bounded by --max-backlog: a client that never reads is
+// dropped instead of growing the server's memory.
+#ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
+#define IDLEWHEEL_DEMO_TCP_SESSION_HPP
+
+#include "log.hpp"
+#include "session_timers.hpp"
+#include "worker.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <deque>
+#include <memory>
+#include <string>
+
+namespace demo {
+
+template <class Policy>
+class tcp_session final : public session_base, public std::enable_shared_from_this<tcp_session<Policy>> {
+public:
+    tcp_session(worker& w, asio::ip::tcp::socket socket) : worker_(w), socket_(std::move(socket)), timers_(w, *this) {}
+    tcp_session(const tcp_session&) = delete;
+    tcp_session& operator=(const tcp_session&) = delete;
+
+    ~tcp_session() {
+        timers_.stop_all();
+        worker_.remove(this);
+        worker_.counters.closed_as(session_kind::tcp, cause_);
+        worker_.release_connection();
+        if (!worker_.cfg.quiet) log("tcp session closed: ", close_cause_names[static_cast<unsigned>(cause_)]);
+    }
+
+    void start() {
+        worker_.add(this);
+        worker_.counters.opened(session_kind::tcp);
+        boost::system::error_code ec;
+        socket_.non_blocking(true, ec);
+        socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+        timers_.started(false);
+        wait_readable();
+    }
+
+    void shutdown() override { finish(close_cause::shutdown); }
+    void abort() override { finish(close_cause::shutdown); }
+
+    // Timer callbacks (see session_timers.hpp).
+    void on_idle() { finish(close_cause::idle); }
+    void on_close_timeout() { finish(close_cause::error); }
+    void on_handshake_timeout() {}  // raw TCP has no handshake
+    void send_ping() {}
+    void on_dead_peer() {}
+
+private:
+    void wait_readable() {
+        socket_.async_wait(asio::ip::tcp::socket::wait_read,
+                           [self = this->shared_from_this()](boost::system::error_code ec) { self->on_readable(ec); });
+    }
+
+    void on_readable(boost::system::error_code ec) {
+        if (closed_) return;
+        if (ec) return finish(close_cause::error);
+        auto& scratch = worker_.scratch;
+        const std::size_t n = socket_.read_some(asio::buffer(scratch), ec);
+        if (ec == asio::error::would_block) return wait_readable();
+        if (ec == asio::error::eof) return finish(close_cause::client_close);
+        if (ec) return finish(close_cause::error);
+        timers_.on_read();
+        worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
+        if (worker_.cfg.tcp_echo == tcp_echo_mode::bytes) {
+            worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
+            enqueue(std::string(scratch.data(), n));
+        } else if (!split_lines(scratch.data(), n)) {
+            return;  // line too long: finished
+        }
+        if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        wait_readable();
+    }
+
+    // Appends to the partial line and echoes every complete one. False if a line is too long.
+    bool split_lines(const char* data, std::size_t n) {
+        partial_.append(data, n);
+        std::size_t begin = 0;
+        for (std::size_t nl = partial_.find('\n'); nl != std::string::npos; nl = partial_.find('\n', begin)) {
+            worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
+            enqueue(partial_.substr(begin, nl + 1 - begin));
+            begin = nl + 1;
+        }
+        partial_.erase(0, begin);
+        if (partial_.size() > worker_.cfg.max_message_size) {
+            finish(close_cause::too_big);
+            return false;
+        }
+        return true;
+    }
+
+    void enqueue(std::string data) {
+        queued_ += data.size();
+        queue_.push_back(std::move(data));
+        if (!writing_) write_next();
+    }
+
+    void write_next() {
+        writing_ = true;
+        asio::async_write(socket_, asio::buffer(queue_.front()),
+                          [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
+    }
+
+    void on_write(boost::system::error_code ec) {
+        writing_ = false;
+        if (closed_) return;
+        if (ec) return finish(close_cause::error);
+        queued_ -= queue_.front().size();
+        queue_.pop_front();
+        if (!queue_.empty()) write_next();
+    }
+
+    void finish(close_cause cause) {
+        if (closed_) return;
+        closed_ = true;
+        cause_ = cause;
+        timers_.stop_all();
+        boost::system::error_code ignored;
+        socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+        socket_.close(ignored);  // pending operations complete with operation_aborted
+    }
+
+    worker& worker_;
+    asio::ip::tcp::socket socket_;
+    typename Policy::template timers<tcp_session> timers_;
+    std::deque<std::string> queue_;
+    std::string partial_;
+    std::size_t queued_ = 0;
+    close_cause cause_ = close_cause::error;
+    bool writing_ = false;
+    bool closed_ = false;
+};
+
+}  // namespace demo
+
+#endif

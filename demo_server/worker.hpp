@@ -1,0 +1,158 @@
+// One io_context thread of the demo server: its wheel, its sessions, its counters.
+#ifndef IDLEWHEEL_DEMO_WORKER_HPP
+#define IDLEWHEEL_DEMO_WORKER_HPP
+
+#include "config.hpp"
+
+#include <idlewheel/wheel_timer.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <string>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+
+namespace demo {
+
+namespace asio = boost::asio;
+
+enum class close_cause : unsigned {
+    idle,               // no inbound data for --idle-timeout (WebSocket: close 1000 "idle timeout")
+    dead_peer,          // no answer to a ping within --pong-timeout
+    handshake_timeout,  // request / upgrade not complete within --handshake-timeout
+    client_close,       // the client closed (close frame or EOF)
+    error,              // a transport or protocol error (malformed frame, reset, ...)
+    backlog,            // the client does not read: unsent echo passed --max-backlog
+    too_big,            // message or line over --max-message-size (WebSocket: close 1009)
+    bad_request,        // malformed HTTP (400)
+    shutdown,           // the server is stopping (WebSocket: close 1001)
+    count
+};
+inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
+    "idle", "dead_peer", "handshake_timeout", "client_close", "error", "backlog", "too_big", "bad_request", "shutdown"};
+
+enum class session_kind : unsigned { tcp, http, websocket, count };
+
+// Written by the worker's thread, read by /stats on any thread: relaxed atomics, one cache
+// line per worker so threads do not share lines.
+struct alignas(64) worker_counters {
+    std::atomic<std::int64_t> open[static_cast<unsigned>(session_kind::count)]{};
+    std::atomic<std::uint64_t> closed[static_cast<unsigned>(close_cause::count)]{};
+    std::atomic<std::uint64_t> messages{0};
+    std::atomic<std::uint64_t> bytes{0};
+    std::atomic<std::uint64_t> timer_rearms{0};  // asio mode: steady_timer re-arms (each cancels a wait)
+
+    void opened(session_kind k) noexcept { open[static_cast<unsigned>(k)].fetch_add(1, std::memory_order_relaxed); }
+    void became(session_kind from, session_kind to) noexcept {
+        open[static_cast<unsigned>(from)].fetch_sub(1, std::memory_order_relaxed);
+        opened(to);
+    }
+    void closed_as(session_kind k, close_cause c) noexcept {
+        open[static_cast<unsigned>(k)].fetch_sub(1, std::memory_order_relaxed);
+        closed[static_cast<unsigned>(c)].fetch_add(1, std::memory_order_relaxed);
+    }
+};
+
+// A copy of the worker's wheel statistics, refreshed on the worker's own thread (the wheel may
+// only be touched there) and read by /stats under the mutex.
+struct timer_snapshot {
+    idlewheel::wheel_stats wheel;
+};
+
+// What the worker can ask of every live session, whatever its kind and timer mode.
+class session_base {
+public:
+    virtual void shutdown() = 0;  // server stopping: close (WebSocket 1001), bounded in time
+    virtual void abort() = 0;     // shutdown took too long: close the socket now
+protected:
+    ~session_base() = default;
+};
+
+class worker {
+public:
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections, std::function<std::string()> stats)
+        : cfg(c),
+          index(i),
+          wheel(io, idlewheel::wheel_options{.tick = c.tick}),
+          open_connections_(open_connections),
+          stats_(std::move(stats)),
+          snapshot_timer_(io) {}
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    void start() {
+        refresh_snapshot();
+        thread_ = std::thread([this] { io.run(); });
+    }
+    void join() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // On the worker's thread.
+    void add(session_base* s) { sessions_.insert(s); }
+    void remove(session_base* s) { sessions_.erase(s); }
+    [[nodiscard]] std::size_t session_count() const { return sessions_.size(); }
+    // Server stopping. Graceful first (WebSocket close 1001), then, if asked again, abrupt.
+    void shutdown_all(bool abrupt) {
+        stopping = true;
+        snapshot_timer_.cancel();
+        auto copy = sessions_;  // a session may remove itself
+        for (auto* s : copy) {
+            if (abrupt)
+                s->abort();
+            else
+                s->shutdown();
+        }
+    }
+
+    // A session ended: one connection slot free again (see --max-connections).
+    void release_connection() noexcept { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
+    [[nodiscard]] std::string stats_json() const { return stats_(); }
+
+    [[nodiscard]] timer_snapshot snapshot() const {
+        std::lock_guard lock(snapshot_mutex_);
+        return snapshot_;
+    }
+
+    const config& cfg;
+    const unsigned index;
+    asio::io_context io{1};
+    idlewheel::wheel_timer wheel;  // used in --timers=wheel mode; idle (never armed) otherwise
+    worker_counters counters;
+    bool stopping = false;  // on the worker's thread
+    std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
+
+private:
+    void refresh_snapshot() {
+        {
+            std::lock_guard lock(snapshot_mutex_);
+            snapshot_.wheel = wheel.stats();
+        }
+        if (stopping) return;
+        snapshot_timer_.expires_after(std::chrono::milliseconds(250));
+        snapshot_timer_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) refresh_snapshot();
+        });
+    }
+
+    std::atomic<std::int64_t>& open_connections_;
+    std::function<std::string()> stats_;
+    std::unordered_set<session_base*> sessions_;
+    asio::steady_timer snapshot_timer_;
+    mutable std::mutex snapshot_mutex_;
+    timer_snapshot snapshot_;
+    std::thread thread_;
+};
+
+}  // namespace demo
+
+#endif
