@@ -146,7 +146,7 @@ std::vector<std::vector<tick_type>> approaches(tick_type start, tick_type deadli
         paths.push_back(path);
     }
     {
-        // Halving the remaining distance: jumps of every size, none landing on a boundary.
+        // Halving the remaining distance: jumps of every size, mostly off the boundaries.
         std::vector<tick_type> path;
         for (tick_type now = start; now < deadline;) {
             now += (deadline - now) / 2 + (deadline - now) % 2;

@@ -142,10 +142,16 @@ struct operation {
 };
 
 inline std::string describe(const operation& op) {
-    static constexpr std::array<const char*, 7> names{"schedule", "cancel",      "destroy", "advance",
-                                                      "take_all", "run_expired", "rebuild"};
     std::ostringstream os;
-    os << names[static_cast<std::size_t>(op.kind)] << "(node=" << op.node << ", tick=" << op.tick << ")";
+    switch (op.kind) {
+        case op_kind::schedule: os << "schedule(node " << op.node << ", deadline " << op.tick << ")"; break;
+        case op_kind::cancel: os << "cancel(node " << op.node << ")"; break;
+        case op_kind::destroy: os << "destroy(node " << op.node << ")"; break;
+        case op_kind::advance: os << "advance(" << op.tick << ")"; break;
+        case op_kind::take_all: os << "take_all()"; break;
+        case op_kind::run_expired: os << "run_expired(" << op.tick << ")"; break;
+        case op_kind::rebuild: os << "rebuild(start " << op.tick << ")"; break;
+    }
     return os.str();
 }
 

@@ -85,6 +85,7 @@ public:
     // Puts an unlinked node in the wheel to fire at tick `deadline`. A deadline at or before
     // now() means "as soon as possible": it is treated as now() + 1, the next tick advance()
     // can reach, so nothing is ever handed out before its deadline. O(1).
+    // Requires now() < max_tick (a wheel whose time reached the last tick takes nothing more).
     void insert(wheel_node& node, tick_type deadline) noexcept {
         assert(!node.linked());
         assert(now_ != max_tick);
