@@ -13,7 +13,17 @@
 //    and every pending operation on it completes with operation_aborted.
 //
 // Leave Beast's own websocket timeouts off (websocket::stream_base::timeout::none(), the
-// default for a stream you construct yourself): idlewheel replaces them.
+// default for a stream you construct yourself): idlewheel replaces them. Three things Beast
+// then no longer does for you, and a session must:
+//  - bound the close handshake: with its timeouts off, Beast's close waits for the peer's
+//    close frame forever. Arm an operation_deadline when you start a close and drop() the
+//    stream when it expires (demo_server/web_session.hpp does).
+//  - start one close only: Beast asserts on a second async_close. Before async_close_idle,
+//    check that no close is under way (your own flag, and ws.is_open()): the peer may have
+//    started one.
+//  - one ping at a time: Beast forbids a second async_ping while one is pending; keep a "ping
+//    in flight" flag and skip send_ping while it is set. Do not report your pings to an
+//    idle_watch as writes (on_write()): all-idle would then never fire (Netty's trap too).
 
 #include <idlewheel/heartbeat.hpp>
 
@@ -23,6 +33,7 @@
 #include <boost/beast/websocket/stream.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <type_traits>
 #include <utility>
 
 namespace idlewheel::beast {
@@ -40,7 +51,20 @@ void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& 
     ws.control_callback([&hb](boost::beast::websocket::frame_type, boost::beast::string_view) { hb.on_inbound(); });
 }
 
+/// The same, then calls `next(kind, payload)` for every control frame, for an application that
+/// wants to see them too. `next` is stored in the stream's type-erased callback.
+template <class NextLayer, bool Deflate, class Wheel, class Next>
+    requires std::is_invocable_v<Next&, boost::beast::websocket::frame_type, boost::beast::string_view>
+void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& ws, basic_heartbeat<Wheel>& hb, Next next) {
+    ws.control_callback([&hb, next = std::move(next)](boost::beast::websocket::frame_type kind,
+                                                       boost::beast::string_view payload) mutable {
+        hb.on_inbound();
+        next(kind, payload);
+    });
+}
+
 /// Starts the idle-kick close handshake: 1000 "idle timeout". Completion: void(error_code).
+/// Only if no close is under way (see the top of this header), and with a deadline on it.
 template <class NextLayer, bool Deflate, class CompletionToken>
 auto async_close_idle(boost::beast::websocket::stream<NextLayer, Deflate>& ws, CompletionToken&& token) {
     return ws.async_close(idle_close_reason(), std::forward<CompletionToken>(token));

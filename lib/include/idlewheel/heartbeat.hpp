@@ -88,10 +88,17 @@ public:
     basic_heartbeat& operator=(const basic_heartbeat&) = delete;
     ~basic_heartbeat() = default;  // the node unlinks itself
 
-    /// Starts (or restarts) from now: the peer counts as heard from now. Does nothing when
-    /// ping_interval is 0. Reads the clock once.
+    /// Starts (or restarts) from now, with the times of the latest set_options(): the peer
+    /// counts as heard from now. When ping_interval is 0 the heartbeat is disabled: start()
+    /// leaves it stopped (stopping it if it was running). Reads the clock once.
     void start() {
-        if (interval_ == duration::zero()) return;
+        interval_ = next_interval_;
+        pong_timeout_ = next_pong_timeout_;
+        jitter_ = next_jitter_;
+        if (interval_ == duration::zero()) {
+            stop();
+            return;
+        }
         state_ = state::waiting;
         heard_ = wheel_->elapsed_now();
         const auto spread = static_cast<std::uint64_t>(jitter_.count());
@@ -108,13 +115,14 @@ public:
     /// Something arrived from the peer (any frame, a pong, any byte). A store.
     void on_inbound() noexcept { wheel_->touch(hook_, 1U); }
 
-    /// Changes the times; they apply from the next start().
+    /// Changes the times; they apply from the next start() (a running heartbeat keeps the
+    /// times it was started with until then).
     void set_options(const heartbeat_options& o) {
         if (o.ping_interval > decltype(o.ping_interval)::zero() && o.pong_timeout <= decltype(o.pong_timeout)::zero())
             throw std::invalid_argument("idlewheel::heartbeat: pong_timeout must be > 0 when ping_interval is set");
-        interval_ = detail::saturating_ceil<duration>(o.ping_interval);
-        pong_timeout_ = detail::saturating_ceil<duration>(o.pong_timeout);
-        jitter_ = detail::saturating_ceil<duration>(o.jitter);
+        next_interval_ = detail::saturating_ceil<duration>(o.ping_interval);
+        next_pong_timeout_ = detail::saturating_ceil<duration>(o.pong_timeout);
+        next_jitter_ = detail::saturating_ceil<duration>(o.jitter);
     }
 
     [[nodiscard]] state current() const noexcept { return state_; }
@@ -130,6 +138,14 @@ private:
 
     void arm(duration at) { wheel_->schedule_tick(node_, wheel_->tick_at_or_after(at)); }
 
+    // While a ping is unanswered, look again at the pong deadline, or one ping interval from
+    // now if that is sooner: an answer only becomes visible at a check, and waiting for the
+    // pong deadline alone would put the next ping pong_timeout after the last one instead of
+    // ping_interval after the answer.
+    [[nodiscard]] duration next_pong_check(duration now) const noexcept {
+        return std::min(ping_sent_ + pong_timeout_, now + interval_ + offset_);
+    }
+
     void fire() {
         const duration now = wheel_->wake_elapsed();
         const duration last = heard(now);
@@ -140,7 +156,7 @@ private:
             }
             state_ = state::awaiting_pong;
             ping_sent_ = now;
-            arm(now + pong_timeout_);  // before the handler, which may stop, restart or destroy us
+            arm(next_pong_check(now));  // before the handler, which may stop, restart or destroy us
             wheel_->count(detail::liveness_event::ping_sent);
             handler_.function(handler_.context, heartbeat_event::send_ping);
             return;
@@ -153,6 +169,10 @@ private:
                 arm(last + interval_ + offset_);
                 return;
             }
+            if (now < ping_sent_ + pong_timeout_) {  // not answered yet, but there is time
+                arm(next_pong_check(now));
+                return;
+            }
             state_ = state::dead;
             wheel_->count(detail::liveness_event::dead_peer);
             handler_.function(handler_.context, heartbeat_event::peer_dead);
@@ -163,7 +183,10 @@ private:
     heartbeat_handler handler_;
     timer_node node_{call_member<&basic_heartbeat::fire>(this)};
     detail::activity_hook hook_;
-    duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};
+    duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};  // in force since start()
+    // What set_options() gave, applied by start(): fire() reads only the times in force, so a
+    // change (interval 0 in particular) never meets a schedule made with the old ones.
+    duration next_interval_{}, next_pong_timeout_{}, next_jitter_{};
     duration heard_{}, ping_sent_{};
     state state_ = state::stopped;
 };

@@ -16,6 +16,10 @@
 //                                           // handshake.expired() tells the session why
 //
 // Destroying it while armed unlinks it: the callback never runs for a destroyed owner.
+//
+// A deadline can expire after the operation succeeded but before its completion handler ran
+// (both were due in the same turn of the io_context). A completion handler should therefore
+// check expired() before trusting a success: if it is set, the socket is already being closed.
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/timer_node.hpp>
