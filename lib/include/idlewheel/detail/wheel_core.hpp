@@ -87,7 +87,9 @@ public:
         if (!e.linked()) return false;
         detach(e);
         ++counters_.cancelled;
-        if (pending() == 0) became_empty();
+        // Touched sessions still wait for their stamp at the next tick: the driver must keep
+        // that wake-up (a later touch does not ask again while the list is non-empty).
+        if (pending() == 0 && !sweep_pending()) became_empty();
         return true;
     }
 

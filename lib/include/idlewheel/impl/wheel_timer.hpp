@@ -91,7 +91,7 @@ struct basic_wheel_timer<Clock, Executor>::initiate_async_wait {
             return;
         }
         o.enable_cancellation();
-        self->arm(deadline);
+        self->arm(o.deadline());  // where the wheel placed it (see schedule())
     }
 };
 
@@ -126,7 +126,9 @@ timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, 
         entry->release();
         detail::throw_error(error::too_many_pending, "idlewheel::wheel_timer::schedule");
     }
-    arm(deadline);
+    // The tick the wheel placed it at, not the one asked for: a deadline the wheel has already
+    // handed out goes to the next tick, and arming for the one asked for wakes up for nothing.
+    arm(entry->deadline());
     entry->add_ref();
     return timeout(entry);
 }
@@ -146,8 +148,9 @@ template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_type deadline) {
     check_executor();
     prepare_insert();
-    place_or_throw(node, deadline);
-    arm(deadline);
+    detail::timer_entry& e = node;
+    place_or_throw(e, deadline);
+    arm(e.deadline());  // where the wheel placed it (see schedule())
 }
 
 template <class Clock, class Executor>
@@ -343,7 +346,10 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
     }
     if (stopped_) return;
     if (sweep_pending()) arm(wheel_.now() + 1);
-    if (const auto due = wheel_.next_due()) arm(*due);
+    if (const auto due = wheel_.next_due())
+        arm(*due);
+    else if (!sweep_pending())
+        became_empty();  // expire_all() may have emptied the wheel under an armed wait
 }
 
 template <class Clock, class Executor>
