@@ -30,42 +30,58 @@ namespace demo {
 
 using steady = std::chrono::steady_clock;
 
-template <class Session>
+// The HTTP/WebSocket side needs a deadline (handshake, then close handshake) and a heartbeat;
+// raw TCP sessions have neither, and do not pay for them.
+template <class Session, bool WebSocket>
 class wheel_timers {
 public:
     wheel_timers(worker& w, Session& s) : worker_(w), session_(s) {}
 
-    void handshake_started(steady::time_point deadline) { handshake_.expires_after(deadline - steady::now()); }
-    void handshake_done() noexcept { handshake_.cancel(); }
+    void handshake_started(steady::time_point deadline) {
+        if constexpr (WebSocket) deadline_.expires_after(deadline - steady::now(), idlewheel::error::handshake_timeout);
+    }
+    void handshake_done() noexcept {
+        if constexpr (WebSocket) deadline_.cancel();
+    }
     void started(bool websocket) {
         idle_.start();
-        if (websocket) {
-            idlewheel::heartbeat_options o{worker_.cfg.ping_interval, worker_.cfg.pong_timeout, worker_.cfg.ping_jitter};
-            heartbeat_.set_options(o);
-            heartbeat_.start();
+        if constexpr (WebSocket) {
+            if (websocket) {
+                heartbeat_.set_options({worker_.cfg.ping_interval, worker_.cfg.pong_timeout, worker_.cfg.ping_jitter});
+                heartbeat_.start();
+            }
         }
     }
     void on_read() noexcept {
         idle_.on_read();
-        heartbeat_.on_inbound();
+        if constexpr (WebSocket) heartbeat_.on_inbound();
     }
-    void on_control() noexcept { heartbeat_.on_inbound(); }
+    void on_control() noexcept {
+        if constexpr (WebSocket) heartbeat_.on_inbound();
+    }
+    // The handshake is over (or abandoned) by now, so its deadline object times the close.
     void closing() {
         stop();
-        close_.expires_after(worker_.cfg.close_timeout);
+        if constexpr (WebSocket) deadline_.expires_after(worker_.cfg.close_timeout, idlewheel::error::operation_timeout);
     }
     void stop() noexcept {
-        handshake_.cancel();
         idle_.stop();
-        heartbeat_.stop();
+        if constexpr (WebSocket) {
+            deadline_.cancel();
+            heartbeat_.stop();
+        }
     }
-    void stop_all() noexcept {
-        stop();
-        close_.cancel();
-    }
+    void stop_all() noexcept { stop(); }
 
 private:
-    void on_handshake() { session_.on_handshake_timeout(); }
+    struct absent {};
+
+    void on_deadline() {
+        if (deadline_.reason() == idlewheel::error::handshake_timeout)
+            session_.on_handshake_timeout();
+        else
+            session_.on_close_timeout();
+    }
     void on_idle(idlewheel::idle_kind, bool) { session_.on_idle(); }
     void on_heartbeat(idlewheel::heartbeat_event e) {
         if (e == idlewheel::heartbeat_event::send_ping)
@@ -73,19 +89,30 @@ private:
         else
             session_.on_dead_peer();
     }
-    void on_close() { session_.on_close_timeout(); }
 
     worker& worker_;
     Session& session_;
-    idlewheel::operation_deadline handshake_{worker_.wheel, idlewheel::call_member<&wheel_timers::on_handshake>(this),
-                                             idlewheel::error::handshake_timeout};
-    idlewheel::operation_deadline close_{worker_.wheel, idlewheel::call_member<&wheel_timers::on_close>(this)};
     idlewheel::idle_watch idle_{worker_.wheel, idlewheel::idle_member<&wheel_timers::on_idle>(this),
                                 {.reader = worker_.cfg.idle_timeout}};
-    idlewheel::heartbeat heartbeat_{worker_.wheel, idlewheel::heartbeat_member<&wheel_timers::on_heartbeat>(this)};
+    [[no_unique_address]] std::conditional_t<WebSocket, idlewheel::operation_deadline, absent> deadline_{make_deadline()};
+    [[no_unique_address]] std::conditional_t<WebSocket, idlewheel::heartbeat, absent> heartbeat_{make_heartbeat()};
+
+    // Guaranteed copy elision builds the (immovable) members in place.
+    auto make_deadline() {
+        if constexpr (WebSocket)
+            return idlewheel::operation_deadline{worker_.wheel, idlewheel::call_member<&wheel_timers::on_deadline>(this)};
+        else
+            return absent{};
+    }
+    auto make_heartbeat() {
+        if constexpr (WebSocket)
+            return idlewheel::heartbeat{worker_.wheel, idlewheel::heartbeat_member<&wheel_timers::on_heartbeat>(this)};
+        else
+            return absent{};
+    }
 };
 
-template <class Session>
+template <class Session, bool WebSocket>
 class asio_timers {
 public:
     asio_timers(worker& w, Session& s) : worker_(w), session_(s), timer_(w.io) {}
@@ -204,12 +231,12 @@ private:
 };
 
 struct wheel_policy {
-    template <class Session>
-    using timers = wheel_timers<Session>;
+    template <class Session, bool WebSocket>
+    using timers = wheel_timers<Session, WebSocket>;
 };
 struct asio_policy {
-    template <class Session>
-    using timers = asio_timers<Session>;
+    template <class Session, bool WebSocket>
+    using timers = asio_timers<Session, WebSocket>;
 };
 
 }  // namespace demo

@@ -131,7 +131,7 @@ private:
 
     worker& worker_;
     asio::ip::tcp::socket socket_;
-    typename Policy::template timers<tcp_session> timers_;
+    typename Policy::template timers<tcp_session, false> timers_;
     std::deque<std::string> queue_;
     std::string partial_;
     std::size_t queued_ = 0;

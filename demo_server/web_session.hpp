@@ -57,14 +57,19 @@ public:
     void start() {
         worker_.add(this);
         worker_.counters.opened(session_kind::http);
+        boost::system::error_code ignored;
+        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
         timers_.handshake_started(accepted_at_ + worker_.cfg.handshake_timeout);
         timers_.started(false);
         read_request();
     }
 
     void shutdown() override {
-        if (kind_ == session_kind::websocket && ws_ && !closing_)
+        if (kind_ == session_kind::websocket && ws_ && !closing_) {
+            // Mid-upgrade, Beast forbids async_close until async_accept completes: on_accept closes then.
+            if (!ws_->is_open()) return;
             return start_close(close_cause::shutdown, {websocket::close_code::going_away, "server shutting down"});
+        }
         finish(close_cause::shutdown);
     }
     void abort() override { finish(close_cause::shutdown); }
@@ -72,7 +77,7 @@ public:
     // Timer callbacks (see session_timers.hpp).
     void on_handshake_timeout() { finish(close_cause::handshake_timeout); }
     void on_idle() {
-        if (kind_ == session_kind::websocket && ws_)
+        if (kind_ == session_kind::websocket && ws_ && ws_->is_open())
             start_close(close_cause::idle, idlewheel::beast::idle_close_reason());
         else
             finish(close_cause::idle);
@@ -146,6 +151,7 @@ private:
         if (closed_) return;
         if (ec) return finish(close_cause::error);
         timers_.handshake_done();
+        if (worker_.stopping) return shutdown();  // the server began stopping during the upgrade: 1001 now
         timers_.started(true);
         read_message();
     }
@@ -230,7 +236,7 @@ private:
     worker& worker_;
     asio::ip::tcp::socket socket_;
     std::optional<websocket::stream<asio::ip::tcp::socket>> ws_;
-    typename Policy::template timers<web_session> timers_;
+    typename Policy::template timers<web_session, true> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
     std::deque<outgoing> queue_;

@@ -49,6 +49,14 @@ public:
         wheel_->schedule(node_, d);
     }
 
+    /// Re-arms for another operation of a different kind (one deadline object can serve a
+    /// session's handshake and, later, its close handshake).
+    template <class Rep, class Period>
+    void expires_after(std::chrono::duration<Rep, Period> d, error cause) {
+        cause_ = cause;
+        expires_after(d);
+    }
+
     /// The operation completed in time. True if the deadline was armed. O(1).
     bool cancel() noexcept { return node_.cancel(); }
 
