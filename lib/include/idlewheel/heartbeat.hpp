@@ -100,10 +100,11 @@ public:
             return;
         }
         state_ = state::waiting;
-        heard_ = wheel_->elapsed_now();
+        const duration now = wheel_->elapsed_now();
+        heard_ = now.count();
         const auto spread = static_cast<std::uint64_t>(jitter_.count());
         offset_ = spread == 0 ? duration::zero() : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
-        arm(heard_ + interval_ + offset_);
+        arm(now + interval_ + offset_, now);
     }
 
     /// Stops; no event until start(). O(1).
@@ -112,8 +113,9 @@ public:
         node_.cancel();
     }
 
-    /// Something arrived from the peer (any frame, a pong, any byte). A store.
-    void on_inbound() noexcept { wheel_->touch(hook_, 1U); }
+    /// Something arrived from the peer (any frame, a pong, any byte). A load and a store; no
+    /// clock, no timer (see idle_watch).
+    void on_inbound() noexcept { heard_ = wheel_->activity_mark(); }
 
     /// Changes the times; they apply from the next start() (a running heartbeat keeps the
     /// times it was started with until then).
@@ -130,13 +132,20 @@ public:
     [[nodiscard]] duration jitter_offset() const noexcept { return offset_; }
 
 private:
-    // The latest time the peer was heard from, as of `now` (unstamped activity counts as now).
-    [[nodiscard]] duration heard(duration now) const noexcept {
-        if (hook_.touched(0)) return now;
-        return std::max(heard_, duration(hook_.last(0)));
+    // The latest time the peer was heard from, as of `now`: a time no earlier than it (a mark
+    // of the epoch still open counts as now, and stays a mark until its epoch closes).
+    [[nodiscard]] duration settle_heard(duration now) noexcept {
+        heard_ = wheel_->settled(heard_);
+        return duration(wheel_->resolve(heard_, now.count()));
     }
 
-    void arm(duration at) { wheel_->schedule_tick(node_, wheel_->tick_at_or_after(at)); }
+    // Arms for `at`, but looks again before an activity mark could age out of the wheel's
+    // ring (only intervals longer than max_mark_age() ticks pay for this).
+    void arm(duration at, duration now) {
+        const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(Wheel::max_mark_age());
+        if (at - now > horizon) at = now + horizon;
+        wheel_->schedule_tick(node_, wheel_->tick_at_or_after(at));
+    }
 
     // While a ping is unanswered, look again at the pong deadline, or one ping interval from
     // now if that is sooner: an answer only becomes visible at a check, and waiting for the
@@ -148,29 +157,29 @@ private:
 
     void fire() {
         const duration now = wheel_->wake_elapsed();
-        const duration last = heard(now);
+        const duration last = settle_heard(now);
         if (state_ == state::waiting) {
             if (now < last + interval_ + offset_) {
-                arm(last + interval_ + offset_);
+                arm(last + interval_ + offset_, now);
                 return;
             }
             state_ = state::awaiting_pong;
             ping_sent_ = now;
-            arm(next_pong_check(now));  // before the handler, which may stop, restart or destroy us
+            arm(next_pong_check(now), now);  // before the handler, which may stop, restart or destroy us
             wheel_->count(detail::liveness_event::ping_sent);
             handler_.function(handler_.context, heartbeat_event::send_ping);
             return;
         }
         if (state_ == state::awaiting_pong) {
-            // Activity stamped at ping_sent_ or later came after the ping: anything stamped
-            // before the ping was sent would have postponed the ping instead.
+            // Activity that resolves to ping_sent_ or later came after the ping: anything that
+            // resolved to the ping's own wake-up or earlier would have postponed the ping.
             if (last >= ping_sent_) {
                 state_ = state::waiting;  // answered (a pong or anything else)
-                arm(last + interval_ + offset_);
+                arm(last + interval_ + offset_, now);
                 return;
             }
             if (now < ping_sent_ + pong_timeout_) {  // not answered yet, but there is time
-                arm(next_pong_check(now));
+                arm(next_pong_check(now), now);
                 return;
             }
             state_ = state::dead;
@@ -182,12 +191,12 @@ private:
     Wheel* wheel_;
     heartbeat_handler handler_;
     timer_node node_{call_member<&basic_heartbeat::fire>(this)};
-    detail::activity_hook hook_;
+    std::int64_t heard_ = 0;  // an activity mark or a time (see wheel_core)
     duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};  // in force since start()
     // What set_options() gave, applied by start(): fire() reads only the times in force, so a
     // change (interval 0 in particular) never meets a schedule made with the old ones.
     duration next_interval_{}, next_pong_timeout_{}, next_jitter_{};
-    duration heard_{}, ping_sent_{};
+    duration ping_sent_{};
     state state_ = state::stopped;
 };
 

@@ -18,10 +18,10 @@
 //     };
 //
 // Cost: on_read()/on_write() never touch the Asio timer, never post, never allocate and never
-// read the clock: they set a bit, and the first one in a tick links the watch into the wheel's
-// list of touched sessions (see detail::activity_hook). The wheel stamps that list once per
-// tick. The watch's own wheel entry is re-armed only when it comes due (Netty's lazy scheme):
-// then it re-arms for the remaining time, or reports idle.
+// read the clock: they store the wheel's current activity epoch (see detail::wheel_core). The
+// wheel closes an epoch at the first tick boundary after it was used, with one clock read for
+// all sessions; nothing is visited per session. The watch's own wheel entry is re-armed only
+// when it comes due (Netty's lazy scheme): then it re-arms for the remaining time, or reports.
 //
 // Precision: a report never comes before the watched kind has been quiet for its full time.
 // It comes at most two ticks (plus wake-up delays) after that: activity is stamped at the tick
@@ -102,9 +102,10 @@ public:
     void start() {
         running_ = true;
         ++generation_;
-        start_ = wheel_->elapsed_now();
+        const duration now = wheel_->elapsed_now();
+        for (auto& a : activity_) a = now.count();
         for (auto& e : last_report_) e = never;
-        rearm();
+        arm_for(now);
     }
 
     /// Stops watching; no report until start(). O(1).
@@ -117,20 +118,20 @@ public:
     /// Same as start(): activity of every kind as of now, first flags reset.
     void reset() { start(); }
 
-    /// Inbound data arrived. A store; no clock, no timer.
-    void on_read() noexcept { wheel_->touch(hook_, read_bit); }
+    /// Inbound data arrived. A load and a store; no clock, no timer.
+    void on_read() noexcept { activity_[read] = wheel_->activity_mark(); }
     /// A write completed.
-    void on_write() noexcept { wheel_->touch(hook_, write_bit); }
+    void on_write() noexcept { activity_[write] = wheel_->activity_mark(); }
     /// Part of a write went out (a slow consumer is draining); counts only with observe_output.
     void on_write_progress() noexcept {
-        if (observe_output_) wheel_->touch(hook_, progress_bit);
+        if (observe_output_) activity_[progress] = wheel_->activity_mark();
     }
 
     /// Per-session override of the times; takes effect at once (a kind whose new time has
     /// already passed reports at the next tick).
     void set_options(const idle_options& options) {
         apply(options);
-        if (running_) rearm();
+        if (running_) arm_for(wheel_->elapsed_now());
     }
 
     [[nodiscard]] idle_options options() const noexcept {
@@ -140,7 +141,7 @@ public:
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
 
 private:
-    static constexpr unsigned read_bit = 1U << 0, write_bit = 1U << 1, progress_bit = 1U << 2;
+    enum activity_kind : unsigned { read, write, progress };
     static constexpr duration never = duration::min();
     static constexpr duration off = duration::zero();
 
@@ -158,19 +159,22 @@ private:
         observe_output_ = o.observe_output;
     }
 
-    // The latest activity of `kind` as of `now`. Activity touched but not stamped yet
-    // happened before now: it counts as now (conservative, so never a false report).
+    // The latest activity of idle kind `kind` as of `now`: a time no earlier than it (marks
+    // of the epoch still open count as now), so never a false report.
     [[nodiscard]] duration last_activity(unsigned kind, duration now) const noexcept {
-        const auto stamped = [&](unsigned k) {
-            if (hook_.touched(k)) return now;
-            return std::max(start_, duration(hook_.last(k)));
-        };
-        const duration read = stamped(0);
-        duration write = stamped(1);
-        if (observe_output_) write = std::max(write, stamped(2));
-        if (kind == 0) return read;
-        if (kind == 1) return write;
-        return std::max(read, write);
+        const auto at = [&](activity_kind a) { return duration(wheel_->resolve(activity_[a], now.count())); };
+        const duration r = at(read);
+        duration w = at(write);
+        if (observe_output_) w = std::max(w, at(progress));
+        if (kind == 0) return r;
+        if (kind == 1) return w;
+        return std::max(r, w);
+    }
+
+    // Turns marks of closed epochs into times while they still resolve exactly (see
+    // wheel_core::max_mark_age).
+    void settle() noexcept {
+        for (auto& a : activity_) a = wheel_->settled(a);
     }
 
     // When kind `k` is next due: a full period after its latest activity or its latest report.
@@ -178,12 +182,8 @@ private:
         return plus(std::max(last_activity(k, now), last_report_[k]), time_[k]);
     }
 
-    void rearm() {
-        const duration now = wheel_->elapsed_now();
-        arm_for(now);
-    }
-
     void arm_for(duration now) {
+        settle();
         duration next = duration::max();
         for (unsigned k = 0; k < 3; ++k)
             if (time_[k] != off) next = std::min(next, due(k, now));
@@ -191,6 +191,10 @@ private:
             node_.cancel();
             return;
         }
+        // Look again before an activity mark could age out of the wheel's ring (only idle
+        // times longer than max_mark_age() ticks pay for this, once per that many ticks).
+        const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(Wheel::max_mark_age());
+        next = std::min(next, plus(now, horizon));
         wheel_->schedule_tick(node_, wheel_->tick_at_or_after(next));
     }
 
@@ -217,7 +221,10 @@ private:
         const std::uint64_t generation = generation_;
         for (unsigned k = 0; k < 3; ++k) {
             if (time_[k] == off || now < due(k, now)) continue;
-            const bool first = last_activity(k, now) > last_report_[k];
+            // ">=": activity stamped at the last report's own time came after that report
+            // (stamped earlier in its wake-up, it would have kept the kind from being due);
+            // e.g. a touch in a callback, stamped by the same instant's continuation.
+            const bool first = last_activity(k, now) >= last_report_[k];
             last_report_[k] = now;
             wheel_->count(static_cast<detail::liveness_event>(k));  // reader_idle, writer_idle, all_idle
             handler_.function(handler_.context, static_cast<idle_kind>(k), first);
@@ -230,10 +237,9 @@ private:
     Wheel* wheel_;
     idle_handler handler_;
     timer_node node_{call_member<&basic_idle_watch::check>(this)};
-    detail::activity_hook hook_;
+    std::int64_t activity_[3] = {};  // read, write, progress: an activity mark or a time (wheel_core)
     duration time_[3] = {};
     duration last_report_[3] = {never, never, never};
-    duration start_{};
     std::uint64_t generation_ = 0;
     bool* destroyed_ = nullptr;
     bool running_ = false;

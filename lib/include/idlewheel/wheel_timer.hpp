@@ -19,7 +19,9 @@
 //
 // Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
 // before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
-// after it. Delays are saturated, never overflowed: a delay of years, or duration::max(),
+// after it: less than one tick for any positive delay, exactly one for a delay <= 0 made on
+// a tick boundary (the current tick has already been handed out). Timeouts due in the same
+// tick run in the order they were scheduled. Delays are saturated, never overflowed: a delay of years, or duration::max(),
 // is a timeout that (practically) never fires.
 //
 // Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
@@ -85,9 +87,9 @@ struct wheel_stats {
     std::uint64_t stopped = 0;      ///< dropped unrun by stop() or by the wheel's destruction
     std::uint64_t rejected = 0;     ///< refused: max_pending reached, or stopped
     std::uint64_t wakeups = 0;      ///< times the wheel ran: its Asio timer completed, or its posted continuation
-    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, a sweep of touched sessions, or everything cancelled)
+    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, or everything cancelled)
     std::uint64_t ticks_advanced = 0;
-    std::chrono::nanoseconds worst_lateness{0};  ///< largest (start of a callback - its deadline tick)
+    std::chrono::nanoseconds worst_lateness{0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
 
     // Liveness outcomes reported by the idle_watch / heartbeat / operation_deadline objects
     // that use this wheel (the cause of each kick).
@@ -157,21 +159,21 @@ public:
     /// The handler's associated executor (default: the wheel's) runs it, with outstanding work
     /// on it while the wait is pending; its associated allocator allocates the operation.
     /// Works with any completion token: callbacks, use_awaitable, deferred, use_future.
-    template <class Rep, class Period,
-              class Token = boost::asio::default_completion_token_t<executor_type>>
-    auto async_wait(std::chrono::duration<Rep, Period> delay,
-                    Token&& token = boost::asio::default_completion_token_t<executor_type>{});
+    /// (Asio 1.81 has no default completion token for any_io_executor: pass one.)
+    template <class Rep, class Period, class Token>
+    auto async_wait(std::chrono::duration<Rep, Period> delay, Token&& token);
 
     /// Number of timeouts scheduled and not yet run (handles, nodes and waits).
     [[nodiscard]] std::size_t pending() const noexcept { return wheel_core::pending(); }
 
     /// Stops the wheel: nothing pending will run, and scheduling fails with error::stopped
     /// from now on. Returns the handles of the schedule() timeouts that never ran (Netty's
-    /// stop()); they report cancelled(). Pending nodes are unscheduled; pending waits complete
+    /// stop(), in no particular order); they report cancelled(). Pending nodes are unscheduled; pending waits complete
     /// with operation_aborted. The Asio timer is cancelled. Idempotent.
     std::vector<timeout> stop();
 
-    /// Runs everything pending now, ahead of time, in deadline order: callbacks run, nodes
+    /// Runs everything pending now, ahead of time, in deadline-tick order (schedule order
+    /// within a tick): callbacks run, nodes
     /// fire, waits complete with success. For draining on shutdown. Returns how many ran.
     /// Inside a callback it only queues them behind the current batch (they run before the
     /// wheel sleeps again) and returns how many were queued. If a callback throws, the rest
@@ -200,8 +202,12 @@ public:
     // Building blocks of the liveness layer (idle_watch, heartbeat). Times are "elapsed":
     // the wheel clock's duration since the wheel's origin.
 
-    /// Records activity on `hook` (see detail::activity_hook): a store, no clock read.
-    using detail::wheel_core::touch;
+    /// Activity marks (see detail::wheel_core): activity_mark() is what a session stores for
+    /// "activity now" (no clock read); resolve(mark, now) turns it into a time later.
+    using detail::wheel_core::activity_mark;
+    using detail::wheel_core::max_mark_age;
+    using detail::wheel_core::resolve;
+    using detail::wheel_core::settled;
 
     /// Clock::now() as elapsed time (reads the clock).
     [[nodiscard]] duration elapsed_now() const noexcept { return Clock::now() - origin_; }
@@ -223,7 +229,7 @@ private:
     struct initiate_async_wait;
 
     void became_empty() noexcept override;
-    void sweep_needed() noexcept override;
+    void epoch_needs_closing() noexcept override;
     void place_or_throw(detail::timer_entry& e, tick_type deadline);
     void prepare_insert() noexcept;
     void arm(tick_type due);

@@ -13,6 +13,7 @@
 
 #include <idlewheel/detail/wheel.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -54,25 +55,6 @@ private:
     wheel_core* core_ = nullptr;
 };
 
-// Where a watched session records activity without reading a clock (idle_watch, heartbeat).
-// A touch sets a bit and, on the first touch since the last sweep, links the hook into the
-// wheel's "touched" list. At the next tick boundary the wheel wakes once, reads the clock once,
-// and stamps every touched hook with that time: a stamp is never before the activity it
-// stands for (so it can never cause an early idle report), and at most one tick plus the
-// wake-up's delay after it.
-class activity_hook : public list_hook {
-public:
-    static constexpr unsigned kinds = 3;  // the meaning of each bit belongs to the user
-    [[nodiscard]] std::int64_t last(unsigned kind) const noexcept { return last_[kind]; }
-    [[nodiscard]] bool touched(unsigned kind) const noexcept { return (touched_ & (1U << kind)) != 0; }
-    void set_last(unsigned kind, std::int64_t t) noexcept { last_[kind] = t; }
-
-private:
-    friend class wheel_core;
-    std::uint8_t touched_ = 0;
-    std::int64_t last_[kinds] = {};  // in the wheel's clock ticks since its origin (Clock::rep)
-};
-
 class wheel_core {
 public:
     wheel_core(const wheel_core&) = delete;
@@ -87,37 +69,74 @@ public:
         if (!e.linked()) return false;
         detach(e);
         ++counters_.cancelled;
-        // Touched sessions still wait for their stamp at the next tick: the driver must keep
-        // that wake-up (a later touch does not ask again while the list is non-empty).
-        if (pending() == 0 && !sweep_pending()) became_empty();
+        // An epoch touched in this tick still waits to be closed at the next one: the driver
+        // must keep that wake-up (later touches of the same epoch do not ask again).
+        if (pending() == 0 && !epoch_open()) became_empty();
         return true;
     }
 
-    /// Records activity of the kinds in `bits` on `h`: a store, plus a list link on the first
-    /// touch since the last sweep. Never reads the clock or touches the Asio timer, except that
-    /// the first touch after a quiet period asks the driver for one wake-up at the next tick.
-    void touch(activity_hook& h, unsigned bits) noexcept {
-        h.touched_ = static_cast<std::uint8_t>(h.touched_ | bits);
-        if (h.hook_linked()) return;
-        const bool first = touched_list_.empty();
-        touched_list_.push_back(h);
-        if (first) sweep_needed();
+    // ---- Activity marks (idle_watch, heartbeat) -------------------------------------------
+    //
+    // Recording activity must not read the clock or touch the Asio timer: it is done for every
+    // message. So time is cut into epochs: the current epoch stays open while sessions are
+    // touched, and the first wake-up after it (the driver is asked for one at the next tick
+    // boundary) closes it, reading the clock once and keeping that time in a ring. A touch
+    // stores the number of the open epoch; later, when a watch comes due, the mark resolves to
+    // the time its epoch was closed: never earlier than the activity (no false idle report),
+    // and at most one tick plus the wake-up's delay after it. Nothing is visited per touched
+    // session, ever.
+    //
+    // A mark is a negative int64 (minus the epoch number); a resolved time is >= 0, in the
+    // wheel clock's units since its origin. A watch keeps either in the same field.
+
+    static constexpr std::size_t epoch_ring = 8192;  // closed epochs whose end time is kept
+
+    /// The mark of activity now: a load and, once per epoch, a flag store and a request for a
+    /// wake-up at the next tick.
+    [[nodiscard]] std::int64_t activity_mark() noexcept {
+        if (!epoch_touched_) {
+            epoch_touched_ = true;
+            epoch_needs_closing();
+        }
+        return -static_cast<std::int64_t>(epoch_);
     }
+
+    /// What `v` (a mark, or a time) stands for as of `now`: a time no earlier than the
+    /// activity. A mark of the open epoch resolves to `now` (the activity happened before it).
+    /// A mark older than the ring resolves to the oldest kept end, which is later than its own:
+    /// late, never early. Users keep marks from getting that old (see max_mark_age()).
+    [[nodiscard]] std::int64_t resolve(std::int64_t v, std::int64_t now) const noexcept {
+        if (v >= 0) return v;
+        auto e = static_cast<std::uint64_t>(-v);
+        if (e >= epoch_) return now;
+        if (epoch_ - e > epoch_ring) e = epoch_ - epoch_ring;
+        return epoch_end_[e % epoch_ring];
+    }
+
+    /// `v` as a time if its epoch is closed, else `v` unchanged: what a watch may store. (A
+    /// mark of the open epoch must stay a mark: the activity may be later than any "now" the
+    /// watch could put in its place.)
+    [[nodiscard]] std::int64_t settled(std::int64_t v) const noexcept {
+        if (v >= 0 || static_cast<std::uint64_t>(-v) >= epoch_) return v;
+        return resolve(v, 0);
+    }
+
+    /// Epochs close at most once per tick, so a mark resolves exactly while it is younger
+    /// than this many ticks. A watch re-checks at least this often.
+    static constexpr std::uint64_t max_mark_age() noexcept { return epoch_ring / 2; }
 
 protected:
-    // Stamps every touched hook with `now` (the wheel clock's count since origin).
-    void sweep(std::int64_t now) noexcept {
-        while (list_hook* l = touched_list_.pop_front()) {
-            auto& h = static_cast<activity_hook&>(*l);
-            for (unsigned k = 0; k < activity_hook::kinds; ++k)
-                if ((h.touched_ & (1U << k)) != 0) h.last_[k] = now;
-            h.touched_ = 0;
-        }
+    // Closes the open epoch at `now` (the wheel clock's count since origin), if touched.
+    void close_epoch(std::int64_t now) noexcept {
+        if (!epoch_touched_) return;
+        epoch_end_[epoch_ % epoch_ring] = now;
+        ++epoch_;
+        epoch_touched_ = false;
     }
-    [[nodiscard]] bool sweep_pending() const noexcept { return !touched_list_.empty(); }
+    [[nodiscard]] bool epoch_open() const noexcept { return epoch_touched_; }
 
-    // The first touch since the last sweep: the driver must wake at the next tick boundary.
-    virtual void sweep_needed() noexcept = 0;
+    // The open epoch was touched for the first time: the driver must wake at the next tick.
+    virtual void epoch_needs_closing() noexcept = 0;
 
     struct counters {
         std::uint64_t scheduled = 0;
@@ -259,8 +278,10 @@ private:
     }
 
     hook_list batch_;
-    hook_list touched_list_;
     std::size_t batch_size_ = 0;
+    std::uint64_t epoch_ = 1;  // the open epoch; 0 is never used, so no mark is 0
+    bool epoch_touched_ = false;
+    std::array<std::int64_t, epoch_ring> epoch_end_{};
     bool* destroyed_ = nullptr;
 };
 

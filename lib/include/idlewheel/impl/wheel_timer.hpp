@@ -270,14 +270,14 @@ void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::sweep_needed() noexcept {
-    // One wake-up at the next tick boundary stamps every session touched until then. If the
-    // wheel is behind the clock (it sleeps when idle) that boundary is in the past and the
-    // wake-up comes at once, which only makes the stamps more exact.
+void basic_wheel_timer<Clock, Executor>::epoch_needs_closing() noexcept {
+    // One wake-up at the next tick boundary closes the epoch every session touched since the
+    // last one belongs to. If the wheel is behind the clock (it sleeps when idle) that boundary
+    // is in the past and the wake-up comes at once, which only makes the closing time exact.
     try {
         arm(wheel_.now() + 1);
     } catch (...) {
-        // Arming can only fail on allocation failure; the stamps then wait for the next
+        // Arming can only fail on allocation failure; the epoch then closes at the next
         // wake-up, which makes reports later, never early.
     }
 }
@@ -310,9 +310,9 @@ void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::on_wake() {
     ++counters_.wakeups;
-    // One clock read serves the sweep, the wheel's advance and every callback of the batch.
+    // One clock read serves the epoch, the wheel's advance and every callback of the batch.
     wake_elapsed_ = elapsed_now();
-    sweep(wake_elapsed_.count());
+    close_epoch(wake_elapsed_.count());
     collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
@@ -345,10 +345,10 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
         return;
     }
     if (stopped_) return;
-    if (sweep_pending()) arm(wheel_.now() + 1);
+    if (epoch_open()) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due())
         arm(*due);
-    else if (!sweep_pending())
+    else if (!epoch_open())
         became_empty();  // expire_all() may have emptied the wheel under an armed wait
 }
 
