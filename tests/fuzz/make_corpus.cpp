@@ -1,0 +1,452 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+
+// Writes the seed corpus of both fuzz targets: make_corpus <dir> fills <dir>/fuzz_wheel and
+// <dir>/fuzz_idle_watch. Deterministic (fixed seeds), so rerunning it rewrites the same files;
+// it deletes nothing (a finding copied into the corpus by hand stays).
+//
+// fuzz_wheel seeds: the target's own loop (wheel_differential + operation_generator) run over a
+// recording random source, which writes every 64-bit draw it hands out as the input's bytes. A
+// scenario may force the kind of an operation (the generator draws the node, then a roll that
+// picks the kind), so that the rare kinds, take_all and rebuild, are in the seeds: the fuzzer
+// then mutates around them instead of having to find a 1-in-25 000 roll first.
+//
+// fuzz_idle_watch seeds: short scripts written in its input format (idle_watch_input.hpp), one
+// per behaviour the library documents (each kind, repeats, observe_output, options changed
+// while running, each thing a handler may do inside a report, batches split by
+// max_run_per_wakeup), over several tick sizes, plus a few random scripts.
+
+#include "fuzz_input.hpp"
+#include "idle_watch_input.hpp"
+#include "support/wheel_model.hpp"
+#include "wheel_input.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using bytes = std::vector<std::uint8_t>;
+using namespace idlewheel::fuzz;
+using idlewheel::test::op_kind;
+using idlewheel::test::tick_type;
+
+void write_file(const fs::path& dir, const std::string& name, const bytes& b) {
+    fs::create_directories(dir);
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+void put_u64(bytes& b, std::uint64_t v) {
+    for (unsigned i = 0; i < 8; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+// ---- fuzz_wheel ----
+
+// The first roll value of operation_generator::next() that picks each kind (rolls are drawn
+// modulo 100 000; see support/wheel_model.hpp).
+std::uint64_t roll_for(op_kind k) {
+    switch (k) {
+        case op_kind::schedule:
+            return 0;
+        case op_kind::advance:
+            return 42'000;
+        case op_kind::cancel:
+            return 72'000;
+        case op_kind::destroy:
+            return 82'000;
+        case op_kind::run_expired:
+            return 86'000;
+        case op_kind::take_all:
+            return 99'996;
+        case op_kind::rebuild:
+            return 99'998;
+    }
+    return 0;
+}
+
+class recording_source {
+public:
+    recording_source(bytes& out, std::uint64_t seed) : out_(out), random_(seed) {}
+
+    void begin_operation(std::optional<op_kind> forced) {
+        draw_ = 0;
+        forced_ = forced;
+    }
+
+    std::uint64_t operator()() {
+        std::uint64_t v = random_();
+        if (draw_ == 1 && forced_) v = roll_for(*forced_) + v % 2;  // the roll (second draw)
+        ++draw_;
+        put_u64(out_, v);
+        return v;
+    }
+
+private:
+    bytes& out_;
+    std::mt19937_64 random_;
+    unsigned draw_ = 0;
+    std::optional<op_kind> forced_;
+};
+
+// A scenario: how many operations, and which kind to force at step i (nullopt: the generator's
+// own choice).
+using kind_plan = std::function<std::optional<op_kind>(unsigned step)>;
+
+bytes wheel_seed(std::uint8_t pool, std::uint8_t flags, std::uint64_t start, unsigned steps, std::uint64_t seed,
+                 const kind_plan& plan) {
+    bytes b{pool, flags};
+    put_u64(b, start);
+    fuzz_input header(b.data(), b.size());
+    const wheel_config c = read_wheel_config(header);
+    idlewheel::test::wheel_differential differential(c.pool, c.start);
+    idlewheel::test::operation_generator generator(c.removals);
+    recording_source source(b, seed);
+    for (unsigned i = 0; i < steps; ++i) {
+        source.begin_operation(plan(i));
+        const auto op = generator.next(differential, source);
+        const std::string error = differential.apply(op);
+        if (!error.empty())
+            std::fprintf(stderr, "make_corpus: the wheel disagrees with the model already: %s\n", error.c_str());
+    }
+    return b;
+}
+
+void write_wheel_corpus(const fs::path& dir) {
+    const auto any = [](unsigned) -> std::optional<op_kind> { return std::nullopt; };
+    const auto every = [](unsigned n, op_kind k) {
+        return [n, k](unsigned i) -> std::optional<op_kind> {
+            if (i % n == n - 1) return k;
+            return std::nullopt;
+        };
+    };
+    const auto fill_then = [](unsigned fill, op_kind k) {
+        return [fill, k](unsigned i) -> std::optional<op_kind> {
+            if (i < fill) return op_kind::schedule;
+            if (i == fill) return k;
+            return std::nullopt;
+        };
+    };
+    const auto cycle = [](std::initializer_list<op_kind> kinds) {
+        std::vector<op_kind> v(kinds);
+        return [v](unsigned i) -> std::optional<op_kind> { return v[i % v.size()]; };
+    };
+    using s = start_shape;
+    int n = 0;
+    const auto put = [&](const std::string& what, const bytes& b) {
+        write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-" + what, b);
+        ++n;
+    };
+    // The generator's own mix, from every start shape and pool size.
+    for (std::uint8_t pool = 0; pool < 7; ++pool)
+        put("mix-pool" + std::to_string(wheel_pools[pool]),
+            wheel_seed(pool, wheel_flags(static_cast<s>(pool % 4), true), 0x9e3779b97f4a7c15ULL * (pool + 1), 60,
+                       pool + 1, any));
+    put("mix-no-removals", wheel_seed(3, wheel_flags(s::near_origin, false), 77, 80, 11, any));
+    put("mix-no-removals-top", wheel_seed(4, wheel_flags(s::near_top, false), 1234567, 80, 12, any));
+    // Fill, then empty everything at once, then go on in the emptied wheel.
+    put("fill-take-all", wheel_seed(3, wheel_flags(s::near_origin, true), 5, 50, 21, fill_then(40, op_kind::take_all)));
+    put("fill-rebuild",
+        wheel_seed(3, wheel_flags(s::anywhere, true), 0xfedcba9876543210ULL, 50, 22, fill_then(40, op_kind::rebuild)));
+    put("fill-take-all-top",
+        wheel_seed(2, wheel_flags(s::near_top, true), 99, 40, 23, fill_then(30, op_kind::take_all)));
+    put("take-all-often",
+        wheel_seed(2, wheel_flags(s::level_boundary, true), 0x1000000000ULL * 7, 60, 24, every(7, op_kind::take_all)));
+    put("rebuild-often", wheel_seed(2, wheel_flags(s::anywhere, true), 42, 60, 25, every(9, op_kind::rebuild)));
+    // Schedule / advance only: cascades through every level.
+    put("schedule-advance", wheel_seed(5, wheel_flags(s::near_origin, true), 0, 80, 31,
+                                       cycle({op_kind::schedule, op_kind::schedule, op_kind::advance})));
+    put("schedule-advance-boundary", wheel_seed(5, wheel_flags(s::level_boundary, true), 0xabcdef0123456789ULL, 80, 32,
+                                                cycle({op_kind::schedule, op_kind::advance})));
+    // Pending nodes removed every way: cancel, destruction, reschedule.
+    put("one-node-churn", wheel_seed(0, wheel_flags(s::near_origin, true), 3, 60, 41,
+                                     cycle({op_kind::schedule, op_kind::schedule, op_kind::cancel, op_kind::schedule,
+                                            op_kind::destroy, op_kind::advance})));
+    put("three-nodes-churn",
+        wheel_seed(1, wheel_flags(s::anywhere, true), 0x7fffffffffffffffULL, 60, 42,
+                   cycle({op_kind::schedule, op_kind::advance, op_kind::destroy, op_kind::schedule, op_kind::cancel})));
+    // Handed-out nodes left in the expired list, then cancelled, destroyed or run.
+    put("expired-list", wheel_seed(2, wheel_flags(s::near_origin, true), 1, 60, 51,
+                                   cycle({op_kind::schedule, op_kind::schedule, op_kind::advance, op_kind::cancel,
+                                          op_kind::destroy, op_kind::run_expired})));
+    // Near the end of the tick range, where deadlines saturate and the top levels fill.
+    put("top-of-range", wheel_seed(2, wheel_flags(s::near_top, true), 5, 80, 61, any));
+    put("top-of-range-advance", wheel_seed(3, wheel_flags(s::near_top, true), 0, 60, 62,
+                                           cycle({op_kind::schedule, op_kind::advance, op_kind::advance})));
+    // A few longer mixes (still well under -max_len).
+    for (unsigned i = 0; i < 6; ++i)
+        put("long-mix-" + std::to_string(i),
+            wheel_seed(static_cast<std::uint8_t>(i + 1), wheel_flags(static_cast<s>(i % 4), i != 5), 1000 * i + 17, 300,
+                       100 + i, any));
+}
+
+// ---- fuzz_idle_watch ----
+
+class idle_script {
+public:
+    // tick: index in ticks[]; batch: index in batch_limits[]; slots: index in slot_counts[].
+    idle_script(std::uint8_t tick, std::uint8_t batch = 0, std::uint8_t slots = 0) : b_{tick, batch, slots} {}
+
+    idle_script& create(std::uint8_t slot, std::uint8_t reader, std::uint8_t writer, std::uint8_t all,
+                        bool observe = false, bool start = true) {
+        b_.insert(b_.end(), {opcode_of(idle_op::create), slot, reader, writer, all,
+                             static_cast<std::uint8_t>((observe ? 1 : 0) | (start ? 2 : 0))});
+        return *this;
+    }
+    idle_script& set_options(std::uint8_t slot, std::uint8_t reader, std::uint8_t writer, std::uint8_t all,
+                             bool observe = false) {
+        b_.insert(b_.end(), {opcode_of(idle_op::set_options), slot, reader, writer, all,
+                             static_cast<std::uint8_t>(observe ? 1 : 0)});
+        return *this;
+    }
+    idle_script& on(idle_op op, std::uint8_t slot) {
+        b_.insert(b_.end(), {opcode_of(op), slot});
+        return *this;
+    }
+    idle_script& advance(std::uint8_t amount, unsigned times = 1) {
+        for (unsigned i = 0; i < times; ++i) b_.insert(b_.end(), {opcode_of(idle_op::advance), amount});
+        return *this;
+    }
+    idle_script& poll() {
+        b_.push_back(opcode_of(idle_op::poll));
+        return *this;
+    }
+    idle_script& handler(std::uint8_t slot, handler_action_kind a, std::uint8_t other = 0, std::uint8_t reader = 0,
+                         std::uint8_t writer = 0, std::uint8_t all = 0) {
+        b_.insert(b_.end(), {opcode_of(idle_op::handler_action), slot, static_cast<std::uint8_t>(a), other, reader,
+                             writer, all, 0});
+        return *this;
+    }
+    [[nodiscard]] const bytes& data() const noexcept { return b_; }
+
+private:
+    bytes b_;
+};
+
+void write_idle_corpus(const fs::path& dir) {
+    using a = handler_action_kind;
+    using op = idle_op;
+    constexpr std::uint8_t tick1 = advance_ticks(1), tick3 = advance_ticks(3), quarter = advance_quarters(1);
+    constexpr std::uint8_t to_boundary = 0x81;  // exactly to the next boundary
+    int n = 0;
+    const auto put = [&](const std::string& what, const idle_script& s) {
+        write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-" + what, s.data());
+        ++n;
+    };
+
+    // Each kind alone, quiet then active, over several tick sizes (1 ms, 10 ms, 1 us, 1 ns, 7 ns).
+    for (const std::uint8_t tick : std::array<std::uint8_t, 5>{0, 1, 2, 3, 6}) {
+        const std::string t = "-tick" + std::to_string(tick);
+        put("reader" + t, idle_script(tick)
+                              .create(0, idle_ticks(3), idle_off(), idle_off())
+                              .advance(tick1, 4)
+                              .on(op::read, 0)
+                              .advance(quarter, 5)
+                              .on(op::read, 0)
+                              .advance(tick1, 8));
+        put("writer" + t, idle_script(tick)
+                              .create(0, idle_off(), idle_ticks(2), idle_off())
+                              .advance(tick1, 3)
+                              .on(op::write, 0)
+                              .advance(quarter, 7)
+                              .on(op::read, 0)
+                              .advance(tick1, 6));
+    }
+    put("all-alternating", idle_script(0)
+                               .create(0, idle_off(), idle_off(), idle_ticks(4))
+                               .advance(tick1)
+                               .on(op::read, 0)
+                               .advance(tick3)
+                               .on(op::write, 0)
+                               .advance(tick1, 12));
+    put("all-three-kinds", idle_script(1)
+                               .create(0, idle_ticks(2), idle_ticks(3), idle_ticks(5))
+                               .advance(quarter, 9)
+                               .on(op::read, 0)
+                               .advance(tick1, 4)
+                               .on(op::write, 0)
+                               .advance(tick1, 10));
+    // Long quiet stretches: repeats with first == false, then activity starts a new stretch.
+    put("repeats", idle_script(0)
+                       .create(0, idle_ticks(2), idle_off(), idle_off())
+                       .advance(tick3, 5)
+                       .on(op::read, 0)
+                       .advance(tick3, 4));
+    put("sub-tick-times", idle_script(0).create(0, 0xC0 | 10, 0xC0 | 40, 0xC0 | 63).advance(quarter, 12));
+    put("odd-times", idle_script(4)
+                         .create(0, 0x80 | 2, 0x80 | 19, 0x80 | 37)
+                         .create(1, 0x80 | 52, 0, 0x80 | 5)
+                         .advance(quarter, 20)
+                         .on(op::read, 1)
+                         .advance(quarter, 20));
+    // observe_output: progress counts only when observed.
+    put("observe-output", idle_script(0)
+                              .create(0, idle_off(), idle_ticks(3), idle_off(), true)
+                              .advance(tick1, 2)
+                              .on(op::write_progress, 0)
+                              .advance(tick1, 2)
+                              .on(op::write_progress, 0)
+                              .advance(tick1, 6));
+    put("progress-ignored", idle_script(0)
+                                .create(0, idle_off(), idle_ticks(3), idle_ticks(4), false)
+                                .advance(tick1, 2)
+                                .on(op::write_progress, 0)
+                                .advance(tick1, 6));
+    put("observe-toggled", idle_script(0)
+                               .create(0, idle_off(), idle_ticks(4), idle_ticks(6), true)
+                               .advance(tick1)
+                               .on(op::write_progress, 0)
+                               .set_options(0, 0, idle_ticks(4), idle_ticks(6), false)
+                               .advance(tick1, 3)
+                               .set_options(0, 0, idle_ticks(4), idle_ticks(6), true)
+                               .advance(tick1, 8));
+    // Options changed while running: shorter (due at once), longer, off.
+    put("set-options-shorter", idle_script(0)
+                                   .create(0, idle_ticks(20), idle_off(), idle_off())
+                                   .advance(tick3, 2)
+                                   .set_options(0, idle_ticks(2), 0, 0)
+                                   .advance(quarter, 6));
+    put("set-options-longer-off", idle_script(0)
+                                      .create(0, idle_ticks(3), idle_ticks(3), idle_off())
+                                      .advance(tick1)
+                                      .set_options(0, idle_ticks(9), 0, 0)
+                                      .advance(tick1, 12));
+    put("set-options-before-start", idle_script(2)
+                                        .create(0, 0, 0, 0, false, false)
+                                        .set_options(0, idle_ticks(2), 0, idle_ticks(5))
+                                        .advance(tick1)
+                                        .on(op::start, 0)
+                                        .advance(tick1, 8));
+    // start / stop / reset / destroy from outside.
+    put("stop-start", idle_script(0)
+                          .create(0, idle_ticks(2), idle_off(), idle_off())
+                          .advance(tick1)
+                          .on(op::stop, 0)
+                          .advance(tick3)
+                          .on(op::start, 0)
+                          .advance(tick1, 4)
+                          .on(op::reset, 0)
+                          .advance(tick1, 4));
+    put("destroy-pending", idle_script(0)
+                               .create(0, idle_ticks(2), 0, 0)
+                               .create(1, idle_ticks(2), 0, 0)
+                               .advance(tick1)
+                               .on(op::destroy, 0)
+                               .advance(tick3)
+                               .on(op::destroy, 1)
+                               .advance(tick3));
+    put("activity-at-boundary", idle_script(1)
+                                    .create(0, idle_ticks(1), 0, 0)
+                                    .advance(to_boundary)
+                                    .on(op::read, 0)
+                                    .advance(0x80)
+                                    .on(op::read, 0)
+                                    .advance(0x82)
+                                    .on(op::read, 0)
+                                    .advance(tick1, 3));
+    // What a handler may do inside a report.
+    put("handler-stop-self", idle_script(0)
+                                 .create(0, idle_ticks(2), idle_ticks(2), idle_ticks(2))
+                                 .handler(0, a::stop_self)
+                                 .advance(tick1, 5));
+    put("handler-destroy-self", idle_script(0)
+                                    .create(0, idle_ticks(2), idle_ticks(2), idle_ticks(2))
+                                    .handler(0, a::destroy_self)
+                                    .advance(tick1, 5));
+    put("handler-reset-self",
+        idle_script(0).create(0, idle_ticks(2), idle_ticks(3), idle_off()).handler(0, a::reset_self).advance(tick1, 8));
+    put("handler-set-options", idle_script(0)
+                                   .create(0, idle_ticks(2), idle_ticks(2), idle_ticks(9))
+                                   .handler(0, a::set_options_self, 0, idle_ticks(1), 0, idle_ticks(1))
+                                   .advance(tick1, 6));
+    put("handler-destroy-next", idle_script(0)
+                                    .create(0, idle_ticks(2), 0, 0)
+                                    .create(1, idle_ticks(2), 0, 0)
+                                    .handler(0, a::destroy_other, 1)
+                                    .advance(tick1, 4));
+    put("handler-stop-next", idle_script(0)
+                                 .create(0, idle_ticks(2), 0, 0)
+                                 .create(1, idle_ticks(2), 0, 0)
+                                 .handler(0, a::stop_other, 1)
+                                 .advance(tick1, 4));
+    put("handler-start-other", idle_script(0)
+                                   .create(0, idle_ticks(2), 0, 0)
+                                   .create(1, idle_ticks(1), 0, 0, false, false)
+                                   .handler(0, a::start_other, 1)
+                                   .advance(tick1, 5));
+    put("handler-touch-other", idle_script(0)
+                                   .create(0, idle_ticks(2), 0, 0)
+                                   .create(1, idle_ticks(2), idle_ticks(2), idle_ticks(2))
+                                   .handler(0, a::read_other, 1)
+                                   .handler(1, a::write_other, 0)
+                                   .advance(tick1, 6));
+    // Many watches due in the same tick, with one callback per wake-up (max_run_per_wakeup 1).
+    {
+        idle_script s(0, 1, 3);
+        for (std::uint8_t i = 0; i < 16; ++i) s.create(i, idle_ticks(2), idle_off(), idle_ticks(3));
+        s.handler(3, a::destroy_other, 9).handler(5, a::stop_other, 12).advance(tick1, 6);
+        put("batch-of-one", s);
+    }
+    {
+        idle_script s(2, 2, 2);
+        for (std::uint8_t i = 0; i < 64; ++i) s.create(i, idle_ticks(1 + i % 4), idle_off(), idle_off());
+        for (std::uint8_t i = 0; i < 64; i += 3) s.on(op::read, i);
+        s.advance(tick1, 6);
+        put("sixty-four-watches", s);
+    }
+    // Regressions: inputs that once found a bug, as scripts.
+    // A watch touched, then the last pending entry cancelled: the wheel used to drop the
+    // wake-up that stamps the touch, so the write was stamped a whole period late and the
+    // writer-idle report came 12 ticks late (fixed in wheel_core::cancel).
+    put("regression-lost-sweep", idle_script(2, 1)
+                                     .create(0, idle_off(), idle_off(), idle_ticks(5))
+                                     .create(1, idle_ticks(35), idle_ticks(12), idle_off(), true, false)
+                                     .on(op::read, 1)
+                                     .on(op::stop, 0)
+                                     .on(op::reset, 1)
+                                     .on(op::write, 1)
+                                     .advance(advance_ticks(8), 3));
+    // A handler reads on its own watch; the batch is split (max_run_per_wakeup 2), so the
+    // continuation of the same instant stamped that read with the report's own time, and the
+    // next report said first == false though data came in between (fixed in idle_watch).
+    put("regression-first-after-callback-read", idle_script(2, 2)
+                                                    .create(0, idle_ticks(1), idle_off(), idle_ticks(3))
+                                                    .create(1, idle_ticks(1), 0, 0)
+                                                    .create(2, idle_ticks(1), 0, 0)
+                                                    .handler(0, a::read_other, 0)
+                                                    .advance(tick1, 3));
+    // Random scripts: any bytes are a valid input.
+    std::mt19937 random(2026);
+    for (int i = 0; i < 4; ++i) {
+        idle_script s(static_cast<std::uint8_t>(i));
+        bytes extra(200);
+        for (auto& byte : extra) byte = static_cast<std::uint8_t>(random());
+        bytes b = s.data();
+        b.insert(b.end(), extra.begin(), extra.end());
+        write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-random-" + std::to_string(i), b);
+        ++n;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: make_corpus <corpus dir>\n");
+        return 2;
+    }
+    const fs::path root(argv[1]);
+    write_wheel_corpus(root / "fuzz_wheel");
+    write_idle_corpus(root / "fuzz_idle_watch");
+    std::printf("make_corpus: wrote %s/fuzz_wheel and %s/fuzz_idle_watch\n", root.c_str(), root.c_str());
+    return 0;
+}
