@@ -1,0 +1,141 @@
+#!/bin/sh
+# Runs the same loadgen scenario against demo_server --timers=wheel and --timers=asio, one after
+# the other, each server started here on port 0 and stopped with SIGTERM, then prints the ratios
+# (server CPU per echoed message, RSS per connection, kick lateness, false/missed kicks) and
+# writes a combined JSON and SVG. The server and loadgen are separate processes, each under its
+# own descriptor limit, so 19 000 connections fit.
+#
+# usage: bench/compare.sh [--quick] [--out DIR] [--build DIR] [--connections N] [--duration D]
+#                         [--server-threads N] [--client-threads N] [--nice N] [--pin]
+#                         [-- extra loadgen options]
+#   default: 19000 WebSocket connections (40 % idle, 40 % active at 1 s, 10 % pingers, 10 % dead),
+#            idle timeout 10s, ping interval 3s, pong timeout 3s, jitter 1s, tick 10ms, 40 s per mode
+#   --quick: 500 connections, idle timeout 3s, ping 1s / pong 1s / jitter 500ms, 10 s per mode
+#   --nice N: run in a session of its own (a scheduler autogroup) with this niceness, e.g. -10 as
+#            root, so other jobs on a shared machine do not starve the measurement; the output says so
+#   --pin:   server on CPU 0, loadgen on the other CPUs (taskset), so the two do not migrate between
+#            sharing a CPU and not: on a VM that changes the server's system time per message
+# Exit status: 0 when both runs passed their checks, 1 otherwise.
+set -eu
+command_line="$0 $*"
+
+# With autogroup scheduling, niceness only counts inside a session: --nice starts a new session
+# (a new autogroup) and sets the group's niceness as well as each process's.
+for arg in "$@"; do
+    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_COMPARE_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+        IDLEWHEEL_COMPARE_SESSION=1 exec setsid -w "$0" "$@"
+    fi
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=$root/build/loadgen
+out=
+connections=19000
+duration=40s
+idle_timeout=10s
+ping_interval=3s
+pong_timeout=3s
+ping_jitter=1s
+tick=10ms
+interval=1s
+connect_rate=5000
+server_threads=1
+client_threads=1
+quick=0
+niceness=
+pin=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) quick=1; connections=500; duration=10s; idle_timeout=3s; ping_interval=1s; pong_timeout=1s; ping_jitter=500ms ;;
+        --out) out=$2; shift ;;
+        --build) build=$2; shift ;;
+        --connections) connections=$2; shift ;;
+        --duration) duration=$2; shift ;;
+        --server-threads) server_threads=$2; shift ;;
+        --client-threads) client_threads=$2; shift ;;
+        --nice) niceness=$2; shift ;;
+        --pin) pin=1 ;;
+        --) shift; break ;;
+        -h|--help) sed -n '2,/^set -eu/p' "$0" | grep '^#'; exit 0 ;;
+        *) echo "compare.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ -n "$out" ] || out=$build/compare
+mkdir -p "$out"
+
+# Build (a no-op when up to date).
+echo "compare.sh: building demo_server and loadgen in $build"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIDLEWHEEL_BUILD_BENCH=ON -DIDLEWHEEL_BUILD_TESTS=OFF >/dev/null
+fi
+cmake --build "$build" -j2 --target demo_server loadgen >/dev/null
+demo=$build/demo_server/demo_server
+loadgen=$build/bench/loadgen/loadgen
+
+run=
+if [ -n "$niceness" ]; then
+    run="nice -n $niceness"
+    if [ -w /proc/self/autogroup ]; then
+        echo "$niceness" >/proc/self/autogroup 2>/dev/null || echo "compare.sh: could not set the autogroup niceness" >&2
+    fi
+fi
+run_server=$run
+run_client=$run
+cpus=$(nproc)
+if [ $pin -eq 1 ]; then
+    if [ "$cpus" -lt 2 ]; then echo "compare.sh: --pin needs 2 CPUs" >&2; exit 2; fi
+    run_server="$run taskset -c 0"
+    run_client="$run taskset -c 1-$((cpus - 1))"
+fi
+echo "compare.sh: $command_line"
+echo "compare.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "compare.sh: $connections connections, $duration per mode, idle timeout $idle_timeout, ping $ping_interval / pong $pong_timeout / jitter $ping_jitter, tick $tick${niceness:+, niceness $niceness}$( [ $pin -eq 1 ] && echo ", server pinned to CPU 0, loadgen to CPUs 1-$((cpus - 1))"); results in $out"
+
+server=
+stop_server() {
+    if [ -n "$server" ]; then
+        kill -TERM "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+        server=
+    fi
+}
+trap stop_server EXIT INT TERM
+
+timing="--idle-timeout $idle_timeout --ping-interval $ping_interval --pong-timeout $pong_timeout --ping-jitter $ping_jitter"
+failed=0
+for mode in wheel asio; do
+    # Room above the scenario for the /stats requests: at --max-connections the server would
+    # accept and close them at once.
+    $run_server "$demo" --timers="$mode" --threads "$server_threads" --tcp-port 0 --http-port 0 $timing --tick "$tick" \
+        --max-connections $((connections + 500)) --quiet >"$out/server-$mode.out" 2>"$out/server-$mode.log" &
+    server=$!
+    i=0
+    until grep -q '^listening ' "$out/server-$mode.out" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 100 ] || ! kill -0 "$server" 2>/dev/null; then
+            echo "compare.sh: demo_server --timers=$mode did not start" >&2
+            cat "$out/server-$mode.log" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    http_port=$(sed -n 's/.* http=[^ ]*:\([0-9]*\)$/\1/p' "$out/server-$mode.out")
+    echo "== $mode: demo_server --timers=$mode --threads $server_threads (pid $server, http port $http_port) =="
+    rc=0
+    $run_client "$loadgen" --http-port "$http_port" --protocol ws -n "$connections" --threads "$client_threads" \
+        --idle 0.4 --active 0.4 --pingers 0.1 --dead 0.1 --interval "$interval" --connect-rate "$connect_rate" \
+        $timing --duration "$duration" --label "$mode" --json "$out/$mode.json" --svg "$out/$mode.svg" "$@" \
+        | tee "$out/$mode.txt" || rc=$?
+    # tee hides loadgen's status in plain sh; the JSON carries the verdict.
+    if ! grep -q '"passed":true' "$out/$mode.json" 2>/dev/null; then rc=1; fi
+    [ $rc -eq 0 ] || failed=1
+    stop_server
+    sleep 2  # let the kernel reap the closed sockets before the next server starts
+done
+
+echo "== wheel vs asio =="
+"$loadgen" --combine "$out/wheel.json" "$out/asio.json" --json "$out/compare.json" --svg "$out/compare.svg" | tee "$out/compare.txt" || true
+echo "compare.sh: load average $(cut -d' ' -f1-3 /proc/loadavg); wrote $out/compare.json and $out/compare.svg"
+exit $failed

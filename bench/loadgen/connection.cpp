@@ -1,0 +1,460 @@
+#include "connection.hpp"
+
+#include <boost/asio/detail/socket_option.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include <netinet/in.h>
+
+namespace loadgen {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using asio::ip::tcp;
+
+// A connection's behaviour, whatever its transport. Each one lives on one client thread and
+// is kept alive by its pending operations (and by the thread's list until the run ends).
+class client : public std::enable_shared_from_this<client> {
+public:
+    client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+        : thread_(t), rec_(rec), phase_seed_(phase_seed), source_(source) {}
+    client(const client&) = delete;
+    client& operator=(const client&) = delete;
+    virtual ~client() = default;
+
+    virtual void start() = 0;
+    // The run is over: close from our side. Whatever completes afterwards is not the server's doing.
+    void stop() {
+        stopping_ = true;
+        if (timer_) timer_->cancel();
+        close_socket();
+    }
+
+protected:
+    virtual void close_socket() = 0;
+    virtual void write_message() = 0;
+
+    [[nodiscard]] run_context& run() const noexcept { return thread_.run; }
+
+    // Opens `s` bound to this client's source address, the port left to connect() (Linux
+    // IP_BIND_ADDRESS_NO_PORT): the kernel then picks a port free for this source address only.
+    bool open_socket(tcp::socket& s) {
+        boost::system::error_code ec;
+        s.open(source_.is_v4() ? tcp::v4() : tcp::v6(), ec);
+        if (!ec) s.set_option(asio::detail::socket_option::boolean<IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT>(true), ec);
+        if (!ec) s.bind(tcp::endpoint(source_, 0), ec);
+        if (ec) {
+            on_failed(outcome::connect_failed, ec);
+            return false;
+        }
+        return true;
+    }
+    [[nodiscard]] std::int64_t now() const noexcept { return thread_.run.now(); }
+
+    // Connected and (WebSocket) upgraded: begin the role.
+    void on_ready() {
+        rec_.ready = now();
+        run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+        run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+        switch (rec_.who) {
+            case role::idle: send(); break;
+            case role::active: first_send(); break;
+            case role::pinger:
+            case role::dead: break;
+        }
+    }
+
+    void on_failed(outcome how, const boost::system::error_code& ec) {
+        rec_.how = how;
+        rec_.detail = ec.message();
+        run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+        run().counters.failed.fetch_add(1, std::memory_order_relaxed);
+        run().counters.errors.fetch_add(1, std::memory_order_relaxed);
+        close_socket();
+    }
+
+    // The server ended the connection (or the transport failed) while the run was on.
+    void on_closed(outcome how, std::int64_t at, std::string detail = {}) {
+        if (stopping_ || rec_.how != outcome::open) return;
+        rec_.how = how;
+        rec_.closed = at;
+        rec_.detail = std::move(detail);
+        run().counters.closed_by_server[index(rec_.who)].fetch_add(1, std::memory_order_relaxed);
+        if (how == outcome::error) run().counters.errors.fetch_add(1, std::memory_order_relaxed);
+        if (timer_) timer_->cancel();
+        close_socket();
+    }
+
+    // An echo arrived in full.
+    void on_echo() {
+        in_flight_ = false;
+        ++rec_.echoed;
+        run().counters.echoed.fetch_add(1, std::memory_order_relaxed);
+        if (rec_.who == role::idle && rec_.ref_high < 0) rec_.ref_high = now();
+        if (rec_.who == role::active) {
+            thread_.rtt_us.push_back(static_cast<std::uint32_t>((now() - sent_at_) / 1000));
+            send_if_owed();
+        }
+    }
+
+    // A write completed (one at a time: Beast allows no more, and the byte count must add up).
+    void on_written(const boost::system::error_code& ec) {
+        writing_ = false;
+        if (stopping_) return;
+        if (ec) return on_closed(outcome::error, now(), "write: " + ec.message());
+        send_if_owed();
+    }
+
+    [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+    [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+    [[nodiscard]] client_thread& thread() const noexcept { return thread_; }
+    record& rec() noexcept { return rec_; }
+
+private:
+    void send_if_owed() {
+        if (!send_owed_ || in_flight_ || writing_) return;
+        send_owed_ = false;
+        send();
+    }
+
+    void send() {
+        if (stopping_ || rec_.how != outcome::open) return;
+        writing_ = true;
+        in_flight_ = true;
+        sent_at_ = now();
+        if (rec_.who == role::idle) rec_.ref_low = sent_at_;  // before the server can read it
+        ++rec_.sent;
+        run().counters.sent.fetch_add(1, std::memory_order_relaxed);
+        write_message();
+    }
+
+    // Active clients send on a fixed cadence, each with its own phase so they do not all send
+    // in the same millisecond.
+    void first_send() {
+        const auto interval = run().plan.interval.count();
+        std::uint64_t z = phase_seed_ + 0x9e3779b97f4a7c15ULL;  // splitmix64
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));
+        timer_.emplace(thread_.io);
+        next_send_ = clock::now() + nanoseconds(phase);
+        arm_send();
+    }
+
+    void arm_send() {
+        timer_->expires_at(next_send_);
+        timer_->async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (!ec) self->on_send_due();
+        });
+    }
+
+    void on_send_due() {
+        if (stopping_ || rec_.how != outcome::open) return;
+        if (in_flight_ || writing_) {
+            // The echo is late: one message in flight per client; send as soon as it is back.
+            ++rec_.late_sends;
+            send_owed_ = true;
+        } else {
+            send();
+        }
+        next_send_ += run().plan.interval;
+        const auto current = clock::now();
+        if (next_send_ < current) next_send_ = current;  // do not burst to catch up
+        arm_send();
+    }
+
+    client_thread& thread_;
+    record& rec_;
+    std::uint64_t phase_seed_;
+    asio::ip::address source_;
+    std::optional<asio::steady_timer> timer_;  // active clients only
+    clock::time_point next_send_{};
+    std::int64_t sent_at_ = 0;
+    bool in_flight_ = false;
+    bool send_owed_ = false;
+    bool writing_ = false;
+    bool stopping_ = false;
+};
+
+namespace {
+
+constexpr nanoseconds lag_period = std::chrono::milliseconds(20);
+
+// The server closed the socket: a FIN, or a reset when it closed with our bytes unread.
+bool server_dropped(const boost::system::error_code& ec) {
+    return ec == asio::error::eof || ec == asio::error::connection_reset;
+}
+
+// Follows the server's WebSocket frames in the raw byte stream of a client that does not run
+// Beast's reader (server frames are not masked, but the scanner does not rely on it). Calls
+// on_frame(opcode) for each frame header.
+class frame_scanner {
+public:
+    template <class OnFrame>
+    void feed(const unsigned char* p, std::size_t n, OnFrame&& on_frame) {
+        while (n > 0) {
+            if (skip_ > 0) {
+                const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, n));
+                skip_ -= k;
+                p += k;
+                n -= k;
+                continue;
+            }
+            header_[have_++] = *p++;
+            --n;
+            if (have_ < 2) continue;
+            const unsigned len7 = header_[1] & 0x7fU;
+            const std::size_t extended = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
+            const std::size_t need = 2 + extended + ((header_[1] & 0x80U) != 0 ? 4 : 0);
+            if (have_ < need) continue;
+            std::uint64_t length = len7;
+            if (extended != 0) {
+                length = 0;
+                for (std::size_t i = 0; i < extended; ++i) length = (length << 8) | header_[2 + i];
+            }
+            on_frame(header_[0] & 0x0fU);
+            skip_ = length;
+            have_ = 0;
+        }
+    }
+
+private:
+    std::array<unsigned char, 14> header_{};
+    std::size_t have_ = 0;
+    std::uint64_t skip_ = 0;
+};
+
+// Raw TCP echo: the server echoes bytes as they arrive; a message is back when all its bytes are.
+class tcp_client final : public client {
+public:
+    tcp_client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+        : client(t, rec, phase_seed, source), socket_(t.io) {}
+
+    void start() override {
+        rec().launched = now();
+        if (!open_socket(socket_)) return;
+        socket_.async_connect(run().endpoint, [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
+    }
+
+private:
+    std::shared_ptr<tcp_client> shared() { return std::static_pointer_cast<tcp_client>(shared_from_this()); }
+
+    void on_connect(boost::system::error_code ec) {
+        if (stopping()) return;
+        if (ec) return on_failed(outcome::connect_failed, ec);
+        rec().connected = now();
+        socket_.set_option(tcp::no_delay(true), ec);
+        read();
+        on_ready();
+    }
+
+    void read() {
+        // Nobody looks at the bytes: every client of this thread reads into the same sink.
+        socket_.async_read_some(asio::buffer(thread().scratch),
+                                [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
+    }
+
+    void on_read(boost::system::error_code ec, std::size_t n) {
+        if (stopping()) return;
+        if (server_dropped(ec)) return on_closed(outcome::dropped, now());
+        if (ec) return on_closed(outcome::error, now(), ec.message());
+        if (in_flight()) {
+            awaited_ -= std::min(awaited_, n);
+            if (awaited_ == 0) on_echo();
+        }
+        read();
+    }
+
+    void write_message() override {
+        awaited_ = thread().payload.size();
+        asio::async_write(socket_, asio::buffer(thread().payload),
+                          [self = shared()](boost::system::error_code ec, std::size_t) { self->on_written(ec); });
+    }
+
+    void close_socket() override {
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+    }
+
+    tcp::socket socket_;
+    std::size_t awaited_ = 0;  // echo bytes still to come
+};
+
+// WebSocket echo. Idle, active and pinger clients always keep a read pending, so Beast answers
+// the server's pings; a dead client drains the raw socket instead and never answers.
+class ws_client final : public client {
+public:
+    ws_client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+        : client(t, rec, phase_seed, source), ws_(t.io) {}
+
+    void start() override {
+        rec().launched = now();
+        if (!open_socket(beast::get_lowest_layer(ws_))) return;
+        beast::get_lowest_layer(ws_).async_connect(run().endpoint, [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
+    }
+
+private:
+    std::shared_ptr<ws_client> shared() { return std::static_pointer_cast<ws_client>(shared_from_this()); }
+
+    void on_connect(boost::system::error_code ec) {
+        if (stopping()) return;
+        if (ec) return on_failed(outcome::connect_failed, ec);
+        rec().connected = now();
+        beast::get_lowest_layer(ws_).set_option(tcp::no_delay(true), ec);
+        ws_.set_option(websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
+        ws_.binary(true);
+        // The close frame's arrival is the kick's time; the read completes only after the
+        // close handshake and the TCP teardown.
+        ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+            if (kind == websocket::frame_type::close && close_frame_at_ < 0) close_frame_at_ = now();
+        });
+        rec().ref_low = now();  // pinger and dead: the server starts its clocks after this
+        ws_.async_handshake(run().host_header, "/", [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
+    }
+
+    void on_handshake(boost::system::error_code ec) {
+        if (stopping()) return;
+        if (ec) return on_failed(outcome::handshake_failed, ec);
+        if (rec().who == role::idle)
+            rec().ref_low = -1;  // set when its message is written
+        else
+            rec().ref_high = now();
+        if (rec().who == role::dead)
+            drain();
+        else
+            read();
+        on_ready();
+    }
+
+    void read() {
+        ws_.async_read(buffer_, [self = shared()](boost::system::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+    void on_read(boost::system::error_code ec) {
+        if (stopping()) return;
+        if (ec == websocket::error::closed) {
+            const auto& reason = ws_.reason();
+            const std::int64_t at = close_frame_at_ >= 0 ? close_frame_at_ : now();
+            rec().close_code = static_cast<std::uint16_t>(reason.code);
+            const std::string text(reason.reason.data(), reason.reason.size());
+            const bool idle_kick = reason.code == websocket::close_code::normal && text == "idle timeout";
+            return on_closed(idle_kick ? outcome::idle_close : outcome::other_close, at,
+                             idle_kick ? std::string() : std::to_string(static_cast<unsigned>(reason.code)) + " " + text);
+        }
+        if (server_dropped(ec)) return on_closed(outcome::dropped, now());
+        if (ec) return on_closed(outcome::error, now(), ec.message());
+        buffer_.consume(buffer_.size());
+        if (in_flight()) on_echo();
+        read();
+    }
+
+    // A dead client: reads below WebSocket and never answers. It only follows the frame
+    // headers, to tell the heartbeat's drop (EOF, no close frame) from an idle kick (a close
+    // frame, then the server's close timeout).
+    void drain() {
+        beast::get_lowest_layer(ws_).async_read_some(asio::buffer(drain_buffer_), [self = shared()](boost::system::error_code ec, std::size_t n) {
+            self->on_drained(ec, n);
+        });
+    }
+
+    void on_drained(boost::system::error_code ec, std::size_t n) {
+        if (stopping()) return;
+        if (server_dropped(ec)) {
+            if (close_frame_at_ >= 0) return on_closed(outcome::other_close, close_frame_at_, "close frame instead of the heartbeat's drop");
+            return on_closed(outcome::dropped, now());
+        }
+        if (ec) return on_closed(outcome::error, now(), ec.message());
+        scanner_.feed(drain_buffer_.data(), n, [this](unsigned opcode) {
+            if (opcode == 0x8 && close_frame_at_ < 0) close_frame_at_ = now();
+        });
+        drain();
+    }
+
+    void write_message() override {
+        ws_.async_write(asio::buffer(thread().payload), [self = shared()](boost::system::error_code ec, std::size_t) { self->on_written(ec); });
+    }
+
+    void close_socket() override {
+        boost::system::error_code ignored;
+        beast::get_lowest_layer(ws_).close(ignored);
+    }
+
+    websocket::stream<tcp::socket> ws_;
+    beast::flat_buffer buffer_;
+    std::int64_t close_frame_at_ = -1;
+    frame_scanner scanner_;                       // dead clients only
+    std::array<unsigned char, 64> drain_buffer_{};  // dead clients only: pings are small
+};
+
+}  // namespace
+
+client_thread::client_thread(run_context& r)
+    : run(r), scratch(64 * 1024), payload(r.plan.message_size, 'x'), work_(asio::make_work_guard(io)) {
+    payload.back() = '\n';  // a line, so the server's --tcp-echo=lines echoes it too
+}
+
+client_thread::~client_thread() {
+    finish(std::chrono::seconds(0));
+    join();
+}
+
+void client_thread::start() {
+    asio::post(io, [this] { watch_lag(clock::now() + lag_period); });
+    thread_ = std::thread([this] { io.run(); });
+}
+
+// A client thread that falls behind answers pings late and measures late echoes: the server
+// would then be blamed for loadgen's delays. This records how late the loop runs.
+void client_thread::watch_lag(clock::time_point due) {
+    lag_timer_.expires_at(due);
+    lag_timer_.async_wait([this, due](boost::system::error_code ec) {
+        if (ec || stopping_) return;
+        const auto now = clock::now();
+        lag_us.push_back(static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(now - due).count()));
+        watch_lag(std::max(due + lag_period, now));
+    });
+}
+
+void client_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::address source) {
+    asio::post(io, [this, &rec, phase_seed, source] {
+        std::shared_ptr<client> c;
+        if (run.plan.proto == protocol::tcp)
+            c = std::make_shared<tcp_client>(*this, rec, phase_seed, source);
+        else
+            c = std::make_shared<ws_client>(*this, rec, phase_seed, source);
+        clients_.push_back(c);
+        c->start();
+    });
+}
+
+void client_thread::stop_all() {
+    asio::post(io, [this] {
+        stopping_ = true;
+        lag_timer_.cancel();
+        for (auto& c : clients_) c->stop();
+        clients_.clear();  // each goes once its aborted operations have completed
+    });
+}
+
+void client_thread::finish(nanoseconds grace) {
+    work_.reset();
+    if (!thread_.joinable()) grace = nanoseconds::zero();  // never started: nothing to wait for
+    const auto deadline = clock::now() + grace;
+    while (!io.stopped() && clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    io.stop();
+}
+
+void client_thread::join() {
+    if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace loadgen

@@ -1,0 +1,122 @@
+// The clients: one object per connection, living on one client thread (its own io_context),
+// each writing only its own record. Records are read after the threads have been joined.
+#ifndef IDLEWHEEL_LOADGEN_CONNECTION_HPP
+#define IDLEWHEEL_LOADGEN_CONNECTION_HPP
+
+#include "scenario.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace loadgen {
+
+namespace asio = boost::asio;
+
+/// How a connection ended, as the client saw it.
+enum class outcome : std::uint8_t {
+    open,              // still open when the run ended (then loadgen closed it)
+    connect_failed,    // TCP connect failed
+    handshake_failed,  // WebSocket upgrade failed
+    idle_close,        // WebSocket close frame 1000 "idle timeout" (the server's idle kick)
+    other_close,       // any other WebSocket close frame
+    dropped,           // the server closed the socket, no close frame: EOF or reset (TCP: the idle kick; WebSocket: the heartbeat's drop)
+    error,             // another transport error
+    count
+};
+inline constexpr std::array<std::string_view, static_cast<std::size_t>(outcome::count)> outcome_names{
+    "open", "connect_failed", "handshake_failed", "ws_idle_close", "ws_other_close", "dropped", "error"};
+[[nodiscard]] constexpr std::string_view name(outcome o) noexcept { return outcome_names[static_cast<std::size_t>(o)]; }
+
+/// One connection's story. Times are nanoseconds since the run's start (t0); -1 = never.
+struct record {
+    role who = role::idle;
+    outcome how = outcome::open;
+    std::uint16_t close_code = 0;
+    std::int64_t launched = -1;   // connect started
+    std::int64_t connected = -1;  // TCP connected
+    std::int64_t ready = -1;      // TCP connected / WebSocket handshake done
+    // The server's idle (or heartbeat) clock for this client started between these two times:
+    // idle: its one message was written at ref_low, its echo came back at ref_high;
+    // pinger, dead: the handshake began at ref_low and completed at ref_high.
+    std::int64_t ref_low = -1;
+    std::int64_t ref_high = -1;
+    std::int64_t closed = -1;  // closed by the server (WebSocket: when its close frame arrived)
+    std::uint32_t sent = 0;
+    std::uint32_t echoed = 0;
+    std::uint32_t late_sends = 0;  // active: the previous echo was not back when the next send was due
+    std::string detail;            // close reason or error message, when it is not the expected one
+};
+
+/// Counters for the live progress line: written by client threads, read by the control thread.
+struct live_counters {
+    std::atomic<std::int64_t> connecting{0};  // launched, not yet ready or failed
+    std::atomic<std::uint64_t> ready{0};
+    std::atomic<std::uint64_t> failed{0};
+    std::atomic<std::uint64_t> errors{0};  // failed + transport errors during the run
+    std::atomic<std::uint64_t> sent{0};
+    std::atomic<std::uint64_t> echoed{0};
+    std::array<std::atomic<std::uint64_t>, role_count> closed_by_server{};
+};
+
+/// What every client needs to know about the run.
+struct run_context {
+    const scenario& plan;
+    clock::time_point t0;
+    asio::ip::tcp::endpoint endpoint;  // the echo port
+    std::vector<asio::ip::address> sources;  // client addresses, used round robin
+    std::string host_header;           // "127.0.0.1:PORT" for the WebSocket upgrade
+    live_counters counters;
+
+    [[nodiscard]] std::int64_t now() const noexcept { return (clock::now() - t0).count(); }
+};
+
+class client;
+
+/// One client thread: an io_context, the clients it owns, and its share of the measurements.
+class client_thread {
+public:
+    explicit client_thread(run_context& run);
+    client_thread(const client_thread&) = delete;
+    client_thread& operator=(const client_thread&) = delete;
+    ~client_thread();
+
+    void start();
+    /// Starts connection `rec` from `source` (any thread: posts onto this thread).
+    void launch(record& rec, std::uint64_t phase_seed, asio::ip::address source);
+    /// The run is over: close every connection from our side (any thread).
+    void stop_all();
+    /// No more work will come: the thread returns once its connections are closed. Forces the
+    /// io_context to stop if it has not after `grace`.
+    void finish(nanoseconds grace);
+    void join();
+
+    asio::io_context io{1};
+    run_context& run;
+    std::vector<std::uint32_t> rtt_us;     // active clients' echo round trips
+    std::vector<std::uint32_t> lag_us;     // how late this thread's loop ran a 20 ms timer: is loadgen keeping up?
+    std::vector<char> scratch;             // read sink for bytes nobody looks at
+    std::string payload;                   // what every client sends
+
+private:
+    void watch_lag(clock::time_point due);
+
+    std::vector<std::shared_ptr<client>> clients_;  // on this thread
+    asio::steady_timer lag_timer_{io};
+    bool stopping_ = false;  // on this thread
+    asio::executor_work_guard<asio::io_context::executor_type> work_;
+    std::thread thread_;
+};
+
+}  // namespace loadgen
+
+#endif

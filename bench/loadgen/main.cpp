@@ -1,0 +1,73 @@
+// loadgen: many WebSocket or TCP clients against demo_server, to check that idle clients are
+// kicked on time, active ones never, and to measure what that costs the server. See README.md.
+//
+// Exit status: 0 all checks passed; 1 a check failed (false, missed or wrong kicks, unresolved
+// clients, connection errors); 2 bad command line; 3 the run could not be done.
+#include "analysis.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "scenario.hpp"
+#include "svg_plot.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace json = boost::json;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+json::object read_result(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw std::runtime_error("cannot read " + path);
+    std::stringstream text;
+    text << f.rdbuf();
+    json::value v = json::parse(text.str());
+    if (!v.is_object()) throw std::runtime_error(path + ": not a loadgen result");
+    return std::move(v.get_object());
+}
+
+int run_once(const loadgen::scenario& plan) {
+    const auto data = loadgen::run(plan);
+    const auto result = loadgen::analyse(plan, data);
+    loadgen::print_run(result, std::cout);
+    if (!plan.json_path.empty()) write_file(plan.json_path, json::serialize(result) + "\n");
+    if (!plan.svg_path.empty()) write_file(plan.svg_path, loadgen::plot_svg({&result}));
+    return loadgen::passed(result) ? 0 : 1;
+}
+
+int combine(const loadgen::command& cmd) {
+    const auto first = read_result(cmd.inputs[0]);
+    const auto second = read_result(cmd.inputs[1]);
+    const auto combined = loadgen::compare(first, second, std::cout);
+    if (!cmd.json_path.empty()) write_file(cmd.json_path, json::serialize(combined) + "\n");
+    if (!cmd.svg_path.empty()) write_file(cmd.svg_path, loadgen::plot_svg({&first, &second}));
+    return loadgen::passed(first) && loadgen::passed(second) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int exit_code = 0;
+    const auto cmd = loadgen::parse_command_line(argc, argv, std::cout, std::cerr, exit_code);
+    if (!cmd) return exit_code;
+    std::signal(SIGPIPE, SIG_IGN);  // a server that vanished must not kill the report
+    try {
+        if (cmd->what == loadgen::command::kind::combine) return combine(*cmd);
+        return run_once(cmd->run);
+    } catch (const std::exception& e) {
+        std::cerr << "loadgen: " << e.what() << "\n";
+        return 3;
+    }
+}

@@ -1,0 +1,251 @@
+#include "scenario.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/program_options.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace po = boost::program_options;
+
+namespace loadgen {
+
+namespace {
+
+// A duration option value, so Program_options reports bad text as an invalid value.
+struct duration_arg {
+    nanoseconds value{};
+};
+
+// Found by argument-dependent lookup from Program_options.
+void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
+    po::validators::check_first_occurrence(v);
+    const std::string& s = po::validators::get_single_string(values);
+    const auto d = parse_duration(s);
+    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 10s, 2m)");
+    v = duration_arg{*d};
+}
+
+// One role's share: "0.4" / ".4" (a fraction of --connections: has a decimal point) or "7600"
+// (a count).
+struct share {
+    bool fraction = false;
+    double value = 0;
+};
+
+std::optional<share> parse_share(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    const bool fraction = s.find('.') != std::string::npos;
+    double value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || end != s.data() + s.size() || !(value >= 0)) return std::nullopt;
+    if (fraction && value > 1) return std::nullopt;
+    if (!fraction && value != std::floor(value)) return std::nullopt;
+    return share{fraction, value};
+}
+
+// Turns the four shares into counts that add up to `total`; fractions are rounded by largest
+// remainder. Returns an error message, or nothing on success.
+std::optional<std::string> resolve_mix(const std::array<share, role_count>& shares, std::size_t total,
+                                       std::array<std::size_t, role_count>& counts) {
+    double fraction_sum = 0;
+    std::size_t fixed = 0;
+    for (const auto& s : shares) {
+        if (s.fraction)
+            fraction_sum += s.value;
+        else
+            fixed += static_cast<std::size_t>(s.value);
+    }
+    if (fixed > total) return "the mix asks for more connections than --connections";
+    const double rest = static_cast<double>(total - fixed);
+    std::array<double, role_count> remainder{};
+    std::size_t assigned = 0;
+    for (std::size_t r = 0; r < role_count; ++r) {
+        if (shares[r].fraction) {
+            const double exact = shares[r].value * static_cast<double>(total);
+            counts[r] = static_cast<std::size_t>(std::floor(exact));
+            remainder[r] = exact - std::floor(exact);
+        } else {
+            counts[r] = static_cast<std::size_t>(shares[r].value);
+        }
+        assigned += counts[r];
+    }
+    if (assigned > total) return "the mix asks for more connections than --connections";
+    // Rounding: hand the few leftover connections to the fractions with the largest remainders.
+    if (fraction_sum > 0 && std::abs(fraction_sum * static_cast<double>(total) - rest) < 1.0) {
+        while (assigned < total) {
+            std::size_t best = role_count;
+            for (std::size_t r = 0; r < role_count; ++r)
+                if (shares[r].fraction && shares[r].value > 0 && (best == role_count || remainder[r] > remainder[best])) best = r;
+            if (best == role_count) break;
+            ++counts[best];
+            remainder[best] = -1;
+            ++assigned;
+        }
+    }
+    if (assigned != total)
+        return "the mix (--idle, --active, --pingers, --dead) adds up to " + std::to_string(assigned) + " connections, not --connections " +
+               std::to_string(total);
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<nanoseconds> parse_duration(std::string_view text) {
+    long long n = 0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, n);
+    if (ec != std::errc{} || end == first || n < 0) return std::nullopt;
+    const std::string_view unit(end, static_cast<std::size_t>(last - end));
+    long double scale = 0;
+    if (unit == "us")
+        scale = 1e3L;
+    else if (unit == "ms")
+        scale = 1e6L;
+    else if (unit == "s")
+        scale = 1e9L;
+    else if (unit == "m")
+        scale = 60e9L;
+    else
+        return std::nullopt;
+    const long double ns = static_cast<long double>(n) * scale;
+    if (ns > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    return nanoseconds(static_cast<std::int64_t>(ns));
+}
+
+std::optional<command> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err, int& exit_code) {
+    command cmd;
+    scenario& s = cmd.run;
+    std::string proto = "ws";
+    std::array<std::string, role_count> shares;
+    po::options_description desc(
+        "loadgen: many clients against demo_server; measures idle kicks, false kicks, echo round trips, server CPU "
+        "and memory\n"
+        "Durations: a number and a unit (us, ms, s, m). Mix: a fraction with a decimal point (0.4) or a count "
+        "(7600).\n"
+        "Usage: loadgen --http-port P [--protocol ws|tcp --tcp-port T] [options]\n"
+        "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json] [--svg OUT.svg]\nOptions");
+    // clang-format off
+    desc.add_options()
+        ("help,h", "show this help")
+        ("host", po::value(&s.host)->default_value(s.host), "server address (loopback only)")
+        ("tcp-port", po::value(&s.tcp_port), "demo_server's raw TCP echo port (--protocol tcp)")
+        ("http-port", po::value(&s.http_port), "demo_server's HTTP/WebSocket port (WebSocket echo and /stats; required)")
+        ("protocol", po::value(&proto)->default_value(proto), "ws (WebSocket) or tcp (raw TCP echo)")
+        ("connections,n", po::value(&s.connections)->default_value(s.connections), "connections to open (at most what the descriptor limit allows, 19000 here)")
+        ("threads", po::value(&s.threads)->default_value(s.threads), "client io_context threads")
+        ("connect-rate", po::value(&s.connect_rate)->default_value(s.connect_rate), "connections started per second")
+        ("max-connecting", po::value(&s.max_connecting)->default_value(s.max_connecting), "connections in connect + handshake at once")
+        ("source-addresses", po::value(&s.source_addresses)->default_value(s.source_addresses), "connect from 127.0.0.1, 127.0.0.2, ... round robin (0 = one per 8000 connections): Linux connect() slows down once one address has used half its ephemeral ports")
+        ("idle", po::value(&shares[0]), "idle clients: one message, then silence (default ws 0.4, tcp 0.5)")
+        ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
+        ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
+        ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
+        ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
+        ("message-size", po::value(&s.message_size)->default_value(s.message_size), "bytes per message")
+        ("idle-timeout", po::value<duration_arg>(), "the server's --idle-timeout (default: read from /stats)")
+        ("tick", po::value<duration_arg>(), "the server's --tick (default: read from /stats)")
+        ("ping-interval", po::value<duration_arg>(), "the server's --ping-interval (default 5s)")
+        ("pong-timeout", po::value<duration_arg>(), "the server's --pong-timeout (default 5s)")
+        ("ping-jitter", po::value<duration_arg>(), "the server's --ping-jitter (default 1s)")
+        ("allowance", po::value<duration_arg>(), "scheduling allowance: a kick later than due + 2 ticks + this is missed (default 1s)")
+        ("duration", po::value<duration_arg>(), "run time from the first connect to the final /stats (default 30s)")
+        ("stats-interval", po::value<duration_arg>(), "how often to sample the server's /stats (default 500ms)")
+        ("seed", po::value(&s.seed)->default_value(s.seed), "seed for role order and send phases")
+        ("label", po::value(&s.label), "name of this run in reports (default: the server's timer mode)")
+        ("json", po::value(&s.json_path), "write the result as JSON to this file")
+        ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
+        ("no-progress", "no live progress line on stderr")
+        ("combine", po::value(&cmd.inputs)->multitoken(), "combine result files (wheel first, then asio) into ratios, JSON and SVG");
+    // clang-format on
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        err << "loadgen: " << e.what() << "\n(see --help)\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    if (vm.count("help") != 0U) {
+        out << desc << "\n";
+        exit_code = 0;
+        return std::nullopt;
+    }
+    const auto fail = [&](const std::string& problem) -> std::optional<command> {
+        err << "loadgen: " << problem << "\n(see --help)\n";
+        exit_code = 2;
+        return std::nullopt;
+    };
+    if (vm.count("combine") != 0U) {
+        cmd.what = command::kind::combine;
+        cmd.json_path = s.json_path;
+        cmd.svg_path = s.svg_path;
+        if (cmd.inputs.size() != 2) return fail("--combine takes two result files (wheel, then asio)");
+        return cmd;
+    }
+    const auto get = [&vm](const char* name, nanoseconds& into) {
+        if (vm.count(name) != 0U) into = vm[name].as<duration_arg>().value;
+    };
+    get("interval", s.interval);
+    get("idle-timeout", s.idle_timeout);
+    get("tick", s.tick);
+    get("ping-interval", s.ping_interval);
+    get("pong-timeout", s.pong_timeout);
+    get("ping-jitter", s.ping_jitter);
+    get("allowance", s.allowance);
+    get("duration", s.duration);
+    get("stats-interval", s.stats_interval);
+    s.progress = vm.count("no-progress") == 0U;
+
+    if (proto == "ws")
+        s.proto = protocol::ws;
+    else if (proto == "tcp")
+        s.proto = protocol::tcp;
+    else
+        return fail("--protocol must be ws or tcp");
+
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(s.host, ec);
+    if (ec || !address.is_loopback()) return fail("--host must be a loopback address (this is a benchmark, not a flood tool)");
+    if (s.http_port == 0) return fail("--http-port is required (the WebSocket echo and /stats)");
+    if (s.proto == protocol::tcp && s.tcp_port == 0) return fail("--protocol tcp needs --tcp-port");
+    if (s.connections == 0) return fail("--connections must be > 0");
+    if (s.threads == 0 || s.threads > 64) return fail("--threads must be between 1 and 64");
+    if (!(s.connect_rate > 0)) return fail("--connect-rate must be > 0");
+    if (s.max_connecting == 0) return fail("--max-connecting must be > 0");
+    if (s.source_addresses == 0) s.source_addresses = (s.connections + 7999) / 8000;
+    if (s.source_addresses > 1 && !address.is_v4()) return fail("--source-addresses above 1 needs an IPv4 --host");
+    if (s.source_addresses > 250) return fail("--source-addresses must be at most 250");
+    if (s.message_size == 0 || s.message_size > 60 * 1024) return fail("--message-size must be between 1 and 61440");
+    if (s.interval <= nanoseconds::zero()) return fail("--interval must be > 0");
+    if (s.duration <= nanoseconds::zero()) return fail("--duration must be > 0");
+    if (s.stats_interval < std::chrono::milliseconds(50)) return fail("--stats-interval must be at least 50ms");
+
+    const bool any_share = vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") != 0U;
+    if (!any_share) {
+        if (s.proto == protocol::ws)
+            shares = {"0.4", "0.4", "0.1", "0.1"};
+        else
+            shares = {"0.5", "0.5", "0", "0"};
+    }
+    std::array<share, role_count> parsed{};
+    for (std::size_t r = 0; r < role_count; ++r) {
+        if (shares[r].empty()) continue;  // not given while others were: none of this role
+        const auto p = parse_share(shares[r]);
+        if (!p) return fail("--" + std::string(r == 2 ? "pingers" : role_names[r]) + " " + shares[r] + ": expected a fraction 0.0..1.0 or a count");
+        parsed[r] = *p;
+    }
+    if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);
+    if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
+        return fail("pingers and dead clients need WebSocket pings: use --protocol ws");
+    if (s.proto == protocol::ws && s.ping_interval > nanoseconds::zero() && s.pong_timeout <= nanoseconds::zero())
+        return fail("--pong-timeout must be > 0 when --ping-interval is set");
+    if (s.mix[index(role::dead)] != 0 && s.ping_interval <= nanoseconds::zero())
+        return fail("dead clients are only dropped by heartbeats: give the server's --ping-interval");
+    return cmd;
+}
+
+}  // namespace loadgen

@@ -1,0 +1,90 @@
+// What one loadgen run does: the command line, parsed into a scenario.
+//
+// A scenario is a number of connections to one demo_server, each with a role:
+//  - idle:   sends one message, reads its echo, then stays silent (keeps a read pending, so a
+//            WebSocket client still answers pings). The server must kick it at ~idle timeout.
+//  - active: sends a message every --interval and reads the echo. Must never be kicked.
+//  - pinger: WebSocket only. Sends nothing, but keeps a read pending so Beast answers the
+//            server's pings. Alive for the heartbeat, idle for the idle timeout: kicked by it.
+//  - dead:   WebSocket only. After the handshake it stops reading frames (it drains the raw
+//            socket, so it never answers a ping). The heartbeat must drop it.
+#ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
+#define IDLEWHEEL_LOADGEN_SCENARIO_HPP
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loadgen {
+
+using clock = std::chrono::steady_clock;
+using std::chrono::nanoseconds;
+
+enum class protocol { tcp, ws };
+enum class role : std::uint8_t { idle, active, pinger, dead };
+inline constexpr std::size_t role_count = 4;
+inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead"};
+
+[[nodiscard]] constexpr std::size_t index(role r) noexcept { return static_cast<std::size_t>(r); }
+[[nodiscard]] constexpr std::string_view name(role r) noexcept { return role_names[index(r)]; }
+[[nodiscard]] constexpr std::string_view name(protocol p) noexcept { return p == protocol::tcp ? "tcp" : "ws"; }
+
+struct scenario {
+    std::string host = "127.0.0.1";
+    unsigned short tcp_port = 0;   // raw TCP echo port (protocol tcp)
+    unsigned short http_port = 0;  // HTTP/WebSocket port: WebSocket echo and /stats
+    protocol proto = protocol::ws;
+    std::size_t connections = 1000;
+    unsigned threads = 1;
+    double connect_rate = 4000;       // new connections started per second
+    std::size_t max_connecting = 256; // connections in their connect/handshake at once
+    std::size_t source_addresses = 0; // client addresses 127.0.0.1, .2, ... (0 = one per 8000 connections)
+    std::array<std::size_t, role_count> mix{};  // connections per role; adds up to `connections`
+    nanoseconds interval = std::chrono::seconds(1);
+    std::size_t message_size = 32;
+    // The server's settings, for the expectations. idle_timeout and tick: 0 = read from /stats.
+    nanoseconds idle_timeout{0};
+    nanoseconds tick{0};
+    nanoseconds ping_interval = std::chrono::seconds(5);
+    nanoseconds pong_timeout = std::chrono::seconds(5);
+    nanoseconds ping_jitter = std::chrono::seconds(1);
+    // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
+    nanoseconds allowance = std::chrono::seconds(1);
+    nanoseconds duration = std::chrono::seconds(30);
+    nanoseconds stats_interval = std::chrono::milliseconds(500);
+    std::uint64_t seed = 1;
+    std::string json_path;
+    std::string svg_path;
+    std::string label;
+    bool progress = true;
+};
+
+/// What the command line asks for: a run, or combining two result files into a comparison.
+struct command {
+    enum class kind { run, combine } what = kind::run;
+    scenario run;
+    std::vector<std::string> inputs;  // combine: result JSON files, e.g. wheel then asio
+    std::string json_path;            // combine: combined JSON
+    std::string svg_path;             // combine: combined SVG
+};
+
+/// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
+[[nodiscard]] std::optional<nanoseconds> parse_duration(std::string_view text);
+
+/// Parses the command line. Returns nothing after printing help (exit_code 0) or an error
+/// (exit_code 2).
+[[nodiscard]] std::optional<command> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err,
+                                                        int& exit_code);
+
+[[nodiscard]] inline double seconds(nanoseconds d) noexcept { return std::chrono::duration<double>(d).count(); }
+[[nodiscard]] inline double millis(nanoseconds d) noexcept { return std::chrono::duration<double, std::milli>(d).count(); }
+
+}  // namespace loadgen
+
+#endif
