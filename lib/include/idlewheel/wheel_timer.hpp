@@ -103,7 +103,7 @@ struct wheel_stats {
 };
 
 template <class Clock, class Executor = boost::asio::any_io_executor>
-class basic_wheel_timer : private detail::wheel_core {
+class basic_wheel_timer final : private detail::wheel_core {
 public:
     using clock_type = Clock;
     using duration = typename Clock::duration;
