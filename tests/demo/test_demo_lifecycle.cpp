@@ -1,0 +1,205 @@
+// The process as a whole: the command line (--help, bad values exit 2 with a clear message)
+// and an orderly stop on SIGTERM / SIGINT (WebSocket close 1001, TCP EOF, exit 0 in bounded
+// time, even with a client that never answers the close handshake).
+#include "demo_fixture.hpp"
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <future>
+#include <ostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace bdata = boost::unit_test::data;
+using namespace demo_test;
+
+namespace {
+
+template <class T>
+T get_within(std::future<T>& f, clock::duration timeout) {
+    if (f.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("a client thread did not finish in time");
+    return f.get();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sigterm)
+
+BOOST_DATA_TEST_CASE(websocket_clients_get_1001_and_exit_is_zero, bdata::make(timer_modes), mode) {
+    constexpr auto close_timeout = 500ms;
+    demo_server srv(mode, {"--close-timeout", "500ms", "--threads", "2"});
+    std::vector<std::unique_ptr<ws_client>> ws;
+    for (int i = 0; i < 3; ++i) {
+        ws.push_back(std::make_unique<ws_client>(srv.http_endpoint()));
+        ws.back()->echo("before " + std::to_string(i));
+    }
+    ws_client mute(srv.http_endpoint());  // never reads again: never answers the close frame
+    mute.echo("then silence");
+    std::vector<std::unique_ptr<tcp_client>> tcps;
+    for (int i = 0; i < 2; ++i) {
+        tcps.push_back(std::make_unique<tcp_client>(srv.tcp_endpoint()));
+        tcps.back()->write("x");
+        BOOST_TEST_REQUIRE(tcps.back()->read_exactly(1) == "x");
+    }
+
+    std::vector<std::future<ws_client::message>> ws_reads;
+    for (auto& c : ws) ws_reads.push_back(std::async(std::launch::async, [&c] { return c->read(10s); }));
+    std::vector<std::future<close_result>> tcp_reads;
+    for (auto& c : tcps) tcp_reads.push_back(std::async(std::launch::async, [&c] { return c->wait_closed(10s); }));
+    auto mute_read = std::async(std::launch::async, [&] { return read_until_closed(mute.io(), mute.stream().next_layer(), 10s); });
+
+    const auto t0 = clock::now();
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(5s);
+    const auto exited_after = clock::now() - t0;
+    BOOST_TEST_REQUIRE(code.has_value(), "demo_server still running 5 s after SIGTERM");
+    BOOST_TEST(*code == 0, "exit status " << *code);
+    // The mute client holds the stop up for --close-timeout, then it is dropped.
+    BOOST_TEST(ms(exited_after) <= ms(close_timeout + 500ms + slack));
+
+    for (auto& f : ws_reads) {
+        const auto m = get_within(f, 10s);
+        BOOST_TEST((m.ec == websocket::error::closed), m.ec.message());
+        BOOST_TEST(m.reason.code == websocket::close_code::going_away, "close code " << m.reason.code);
+    }
+    for (auto& f : tcp_reads) {
+        const auto r = get_within(f, 10s);
+        BOOST_TEST(r.closed, r.ec.message());
+    }
+    // The mute client got the close frame 1001 (bytes 88 xx 03 e9 ...) and then the end.
+    const auto mr = get_within(mute_read, 10s);
+    BOOST_TEST(mr.closed, mr.ec.message());
+    BOOST_TEST_REQUIRE(mr.data.size() >= 4U);
+    BOOST_TEST(static_cast<unsigned char>(mr.data[0]) == 0x88U, "expected a close frame first");
+    BOOST_TEST((mr.data.substr(2, 2) == std::string("\x03\xe9", 2)), "expected close code 1001");
+
+    BOOST_TEST(srv.log().find("stopped") != std::string::npos);
+}
+
+// SIGTERM while WebSocket upgrades are in flight (Beast forbids a close before the accept has
+// completed): still exit 0, and every client whose upgrade succeeded gets 1001.
+BOOST_DATA_TEST_CASE(sigterm_during_upgrades_exits_zero, bdata::make(timer_modes), mode) {
+    demo_server srv(mode, {"--close-timeout", "1s"});
+    constexpr int threads = 4;
+    constexpr std::size_t kept_per_thread = 10;  // older clients leave: upgrades keep coming, descriptors stay few
+    std::atomic<bool> stop{false};
+    std::atomic<int> upgraded{0}, kept{0}, got_1001{0};
+    std::mutex m;
+    std::vector<std::string> failures;
+    std::vector<std::thread> clients;
+    for (int t = 0; t < threads; ++t) {
+        clients.emplace_back([&] {
+            std::vector<std::unique_ptr<ws_client>> mine;
+            while (!stop) {
+                auto c = std::make_unique<ws_client>();
+                try {
+                    c->connect(srv.http_endpoint(), 3s);
+                } catch (const std::exception&) {
+                    break;  // the server stopped accepting or dropped a half-done upgrade
+                }
+                ++upgraded;
+                mine.push_back(std::move(c));
+                if (mine.size() > kept_per_thread) {
+                    mine.front()->drop();
+                    mine.erase(mine.begin());
+                }
+            }
+            kept += static_cast<int>(mine.size());
+            for (auto& c : mine) {
+                const auto r = c->read(8s);
+                if ((r.ec == websocket::error::closed) && r.reason.code == websocket::close_code::going_away) {
+                    ++got_1001;
+                } else {
+                    std::lock_guard lock(m);
+                    failures.push_back("a client got " + r.ec.message() + " / close code " + std::to_string(r.reason.code));
+                }
+            }
+        });
+    }
+    BOOST_TEST(wait_until([&] { return upgraded.load() >= 40; }, 10s), "only " << upgraded.load() << " upgrades");
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(8s);
+    stop = true;
+    for (auto& t : clients) t.join();
+    BOOST_TEST_REQUIRE(code.has_value(), "demo_server still running 8 s after SIGTERM");
+    BOOST_TEST(*code == 0, "exit status " << *code);
+    BOOST_TEST(failures.empty(), failures.size() << " upgraded clients did not get 1001, the first: " << (failures.empty() ? "" : failures.front()));
+    BOOST_TEST(got_1001.load() == kept.load());
+}
+
+BOOST_AUTO_TEST_CASE(sigint_with_no_clients_exits_zero_at_once) {
+    demo_server srv("wheel", {});
+    srv.signal(SIGINT);
+    const auto code = srv.wait_exit(5s);
+    BOOST_TEST_REQUIRE(code.has_value());
+    BOOST_TEST(*code == 0);
+}
+
+// After SIGTERM nothing new is accepted.
+BOOST_AUTO_TEST_CASE(no_new_connections_after_sigterm) {
+    demo_server srv("wheel", {"--close-timeout", "2s"});
+    ws_client mute(srv.http_endpoint());  // keeps the server in its stopping phase for a while
+    srv.signal(SIGTERM);
+    BOOST_TEST(wait_until([&] { return srv.log().find("stopping") != std::string::npos; }, 5s));
+    tcp_client late;
+    bool refused = false;
+    try {
+        late.connect(srv.tcp_endpoint(), 2s);
+        refused = late.wait_closed(3s).closed;
+    } catch (const boost::system::system_error& e) {
+        refused = e.code() == asio::error::connection_refused;
+    }
+    BOOST_TEST(refused, "a connection after SIGTERM should be refused or closed");
+    const auto code = srv.wait_exit(5s);
+    BOOST_TEST_REQUIRE(code.has_value());
+    BOOST_TEST(*code == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(command_line)
+
+BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
+    const auto r = server_process::run(demo_binary(), {"--help"});
+    BOOST_TEST_REQUIRE(r.exit_code.has_value());
+    BOOST_TEST(*r.exit_code == 0);
+    for (const auto* option : {"--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
+                               "--threads", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
+        BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
+    BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
+}
+
+struct bad_case {
+    std::vector<std::string> args;
+    std::vector<std::string> message_mentions;  // the stderr message must name these
+};
+
+std::ostream& operator<<(std::ostream& os, const bad_case& c) {
+    for (const auto& a : c.args) os << a << ' ';
+    return os;
+}
+
+const std::vector<bad_case> bad_cases{
+    {{"--idle-timeout", "5parsecs"}, {"--idle-timeout", "5parsecs"}},
+    {{"--timers=foo"}, {"--timers", "foo"}},
+    {{"--threads", "0"}, {"--threads"}},
+    {{"--ping-interval", "-1s"}, {"--ping-interval"}},
+    {{"--tcp-port", "70000"}, {"--tcp-port"}},
+    {{"--tcp-echo", "words"}, {"--tcp-echo", "words"}},
+    {{"--no-such-option"}, {"no-such-option"}},
+};
+
+BOOST_DATA_TEST_CASE(bad_value_exits_2_with_clear_message, bdata::make(bad_cases), c) {
+    const auto r = server_process::run(demo_binary(), c.args);
+    BOOST_TEST_REQUIRE(r.exit_code.has_value());
+    BOOST_TEST(*r.exit_code == 2, "exit status for " << c << "; stderr: " << r.err);
+    BOOST_TEST(r.out.empty(), "nothing on stdout (no listening line), got: " << r.out);
+    for (const auto& word : c.message_mentions) BOOST_TEST(r.err.find(word) != std::string::npos, "stderr should mention '" << word << "': " << r.err);
+    BOOST_TEST(r.err.find("--help") != std::string::npos, "stderr should point to --help: " << r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

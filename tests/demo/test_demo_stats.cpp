@@ -1,0 +1,232 @@
+// GET /stats: the document's shape (keys and types) and counts that agree with what the test
+// did; GET / (the dashboard) and the other routes.
+//
+// Bookkeeping: every /stats request is a connection of its own (accepted, open as "http"
+// while it is served, closed as client_close afterwards), so the test counts its requests.
+// Open clients echo once just before each request, which keeps them clear of the idle timeout
+// however slow the machine is.
+#include "demo_fixture.hpp"
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+
+#include <sys/resource.h>
+
+#include <future>
+#include <memory>
+
+namespace bdata = boost::unit_test::data;
+using namespace demo_test;
+
+namespace {
+
+void require_integer(const json::object& s, std::string_view path) {
+    const auto& v = at_path(s, path);
+    BOOST_TEST((v.is_int64() || v.is_uint64()), path << " should be an integer, is " << json::serialize(v));
+    BOOST_TEST(integer(s, path) >= 0, path << " should not be negative");
+}
+
+void require_number(const json::object& s, std::string_view path) {
+    const auto& v = at_path(s, path);
+    BOOST_TEST(v.is_number(), path << " should be a number, is " << json::serialize(v));
+    BOOST_TEST(v.to_number<double>() >= 0.0, path << " should not be negative");
+}
+
+// Every key the dashboard, loadgen and the README rely on, with its type.
+void check_shape(const json::object& s, const std::string& mode, unsigned threads) {
+    BOOST_TEST_REQUIRE(at_path(s, "timers").is_string());
+    BOOST_TEST(std::string(at_path(s, "timers").as_string()) == mode);
+    require_integer(s, "threads");
+    BOOST_TEST(integer(s, "threads") == threads);
+    for (const auto* k : {"tick_ms", "idle_timeout_ms", "uptime_s"}) require_number(s, k);
+    for (const auto* k : {"open.tcp", "open.http", "open.websocket", "open_connections", "accepted", "refused", "accept_errors",
+                          "messages", "bytes", "asio_timer_rearms"})
+        require_integer(s, k);
+    for (const auto* k : {"idle", "dead_peer", "handshake_timeout", "client_close", "error", "backlog", "too_big", "bad_request",
+                          "shutdown"})
+        require_integer(s, std::string("closed.") + k);
+    for (const auto* k : {"pending", "wakeups", "idle_wakeups", "scheduled", "expired", "cancelled", "reader_idle", "pings_sent",
+                          "dead_peers", "handshake_timeouts"})
+        require_integer(s, std::string("wheel.") + k);
+    require_number(s, "wheel.worst_lateness_us");
+    for (const auto* k : {"rss_bytes", "fd_soft_limit", "fd_hard_limit"}) require_integer(s, std::string("process.") + k);
+    for (const auto* k : {"cpu_user_s", "cpu_system_s"}) require_number(s, std::string("process.") + k);
+
+    BOOST_TEST(integer(s, "process.rss_bytes") > 0);
+    // The server raises its soft descriptor limit to the hard one (the child inherits ours).
+    rlimit ours{};
+    BOOST_TEST_REQUIRE(getrlimit(RLIMIT_NOFILE, &ours) == 0);
+    BOOST_TEST(integer(s, "process.fd_soft_limit") > 0);
+    BOOST_TEST(integer(s, "process.fd_soft_limit") <= integer(s, "process.fd_hard_limit"));
+    if (ours.rlim_max != RLIM_INFINITY) {
+        BOOST_TEST(static_cast<rlim_t>(integer(s, "process.fd_hard_limit")) == ours.rlim_max);
+        BOOST_TEST(integer(s, "process.fd_soft_limit") == integer(s, "process.fd_hard_limit"));
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(stats)
+
+BOOST_DATA_TEST_CASE(document_shape_and_counts, bdata::make(timer_modes), mode) {
+    constexpr auto idle = 1s;
+    demo_server srv(mode, {"--threads", "2", "--idle-timeout", "1s", "--ping-interval", "0s", "--tick", "10ms"});
+    std::int64_t requests = 0;  // /stats requests so far, the current one included
+    const auto stats = [&] {
+        ++requests;
+        return srv.stats();
+    };
+
+    const auto s0 = stats();
+    check_shape(s0, mode, 2);
+    BOOST_TEST(number(s0, "tick_ms") == 10.0);
+    BOOST_TEST(number(s0, "idle_timeout_ms") == 1000.0);
+    BOOST_TEST(integer(s0, "accepted") == 1);
+    BOOST_TEST(integer(s0, "open.http") == 1);  // this request
+    BOOST_TEST(integer(s0, "open.tcp") == 0);
+    BOOST_TEST(integer(s0, "open.websocket") == 0);
+    BOOST_TEST(integer(s0, "open_connections") == 1);
+    BOOST_TEST(integer(s0, "bytes") == 0);
+
+    // Three TCP and two WebSocket clients, spread over the two workers.
+    std::vector<std::unique_ptr<tcp_client>> tcps;
+    std::vector<std::unique_ptr<ws_client>> wss;
+    std::int64_t bytes = 0, ws_messages = 0;
+    const auto touch_all = [&] {
+        for (auto& c : tcps) {
+            c->write("abc");
+            BOOST_TEST_REQUIRE(c->read_exactly(3) == "abc");
+            bytes += 3;
+        }
+        for (auto& c : wss) {
+            c->echo("hello");
+            bytes += 5;
+            ++ws_messages;
+        }
+    };
+    for (int i = 0; i < 3; ++i) tcps.push_back(std::make_unique<tcp_client>(srv.tcp_endpoint()));
+    for (int i = 0; i < 2; ++i) wss.push_back(std::make_unique<ws_client>(srv.http_endpoint()));
+    touch_all();
+
+    touch_all();
+    const auto s1 = stats();
+    check_shape(s1, mode, 2);
+    BOOST_TEST(integer(s1, "open.tcp") == 3);
+    BOOST_TEST(integer(s1, "open.websocket") == 2);
+    BOOST_TEST(integer(s1, "open.http") == 1);
+    BOOST_TEST(integer(s1, "open_connections") == 6);
+    BOOST_TEST(integer(s1, "accepted") == 5 + requests);
+    BOOST_TEST(integer(s1, "bytes") == bytes);
+    BOOST_TEST(integer(s1, "messages") >= ws_messages + 6);  // TCP: at least one per echo
+    BOOST_TEST(integer(s1, "refused") == 0);
+    BOOST_TEST(number(s1, "uptime_s") >= number(s0, "uptime_s"));
+
+    if (mode == "wheel") {
+        // The wheel holds the open sessions' timeouts (its snapshot refreshes every 250 ms).
+        json::object w;
+        BOOST_TEST(wait_until(
+                       [&] {
+                           touch_all();
+                           w = stats();
+                           return integer(w, "wheel.pending") > 0 && integer(w, "wheel.scheduled") > 0;
+                       },
+                       3s, 50ms),
+                   "wheel.pending stayed 0 with open sessions");
+        BOOST_TEST(integer(w, "asio_timer_rearms") == 0);
+    } else {
+        BOOST_TEST(integer(s1, "asio_timer_rearms") > 0);
+        BOOST_TEST(integer(s1, "wheel.pending") == 0, "--timers=asio must leave the wheel unused");
+        BOOST_TEST(integer(s1, "wheel.scheduled") == 0);
+    }
+
+    // One TCP and one WebSocket client leave politely; the others go silent and get kicked.
+    tcps.front()->close();
+    tcps.erase(tcps.begin());
+    {
+        auto& ws = wss.front()->stream();
+        error_code ec;
+        bool done = false;
+        ws.async_close(websocket::close_code::normal, [&](error_code e) {
+            ec = e;
+            done = true;
+        });
+        BOOST_TEST(run_until(wss.front()->io(), done, 5s, [&] { wss.front()->drop(); }));
+        BOOST_TEST(!ec, ec.message());
+        wss.erase(wss.begin());
+    }
+    const auto silent_from = clock::now();
+    touch_all();
+    std::vector<std::future<bool>> kicked;
+    for (auto& c : tcps) kicked.push_back(std::async(std::launch::async, [&c, idle] { return c->wait_closed(idle + slack + 1s).closed; }));
+    for (auto& c : wss)
+        kicked.push_back(std::async(std::launch::async, [&c, idle] {
+            const auto m = c->read(idle + slack + 1s);
+            return m.ec == websocket::error::closed && m.reason.code == websocket::close_code::normal;
+        }));
+    for (auto& k : kicked) BOOST_TEST(k.get());
+    BOOST_TEST(ms(clock::now() - silent_from) >= ms(idle));
+
+    json::object s2;
+    BOOST_TEST(wait_until(
+        [&] {
+            s2 = stats();
+            return integer(s2, "open_connections") == 1 && integer(s2, "closed.idle") == 3 &&
+                   (mode != "wheel" || integer(s2, "wheel.reader_idle") == 3);
+        },
+        3s, 50ms));
+    check_shape(s2, mode, 2);
+    BOOST_TEST(integer(s2, "open.tcp") == 0);
+    BOOST_TEST(integer(s2, "open.websocket") == 0);
+    BOOST_TEST(integer(s2, "open.http") == 1);
+    BOOST_TEST(integer(s2, "accepted") == 5 + requests);
+    BOOST_TEST(integer(s2, "closed.idle") == 3);
+    // Two clients left politely; so did every earlier /stats request (each has been answered).
+    BOOST_TEST(integer(s2, "closed.client_close") >= 2);
+    BOOST_TEST(integer(s2, "closed.client_close") <= 2 + requests - 1);
+    for (const auto* cause : {"dead_peer", "handshake_timeout", "error", "backlog", "too_big", "bad_request", "shutdown"})
+        BOOST_TEST(integer(s2, std::string("closed.") + cause) == 0, "closed." << cause);
+    BOOST_TEST(integer(s2, "bytes") == bytes);
+    if (mode == "wheel") {
+        BOOST_TEST(integer(s2, "wheel.expired") > 0);
+        BOOST_TEST(integer(s2, "wheel.wakeups") > 0);
+        BOOST_TEST(integer(s2, "wheel.reader_idle") == 3);
+    } else {
+        BOOST_TEST(integer(s2, "wheel.scheduled") == 0);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(http_routes)
+
+BOOST_AUTO_TEST_CASE(dashboard_stats_and_errors) {
+    demo_server srv("wheel", {});
+    const auto page = http_get(srv.http_endpoint(), "/");
+    BOOST_TEST(page.status == 200U);
+    BOOST_TEST(page.content_type.find("text/html") == 0U);
+    BOOST_TEST(page.body.find("<title>idlewheel demo_server</title>") != std::string::npos);
+    BOOST_TEST(page.body.find("id=\"c-tcp\"") != std::string::npos);
+    BOOST_TEST(page.body.find("http://") == std::string::npos, "the dashboard must not load anything from elsewhere (no CDN)");
+    BOOST_TEST(page.body.find("https://") == std::string::npos, "the dashboard must not load anything from elsewhere (no CDN)");
+
+    const auto stats = http_get(srv.http_endpoint(), "/stats");
+    BOOST_TEST(stats.status == 200U);
+    BOOST_TEST(stats.content_type == "application/json");
+
+    BOOST_TEST(http_get(srv.http_endpoint(), "/no-such-page").status == 404U);
+    BOOST_TEST(http_get(srv.http_endpoint(), "/stats", 5s, http::verb::post).status == 405U);
+    const auto head = http_get(srv.http_endpoint(), "/", 5s, http::verb::head);
+    BOOST_TEST(head.ec == error_code{}, head.ec.message());
+    BOOST_TEST(head.status == 200U);
+
+    // Malformed HTTP: 400 and that connection closed; the server keeps serving.
+    tcp_client bad(srv.http_endpoint());
+    bad.write("THIS IS NOT HTTP\r\n\r\n");
+    const auto r = bad.wait_closed(5s);
+    BOOST_TEST(r.closed, r.ec.message());
+    BOOST_TEST(r.data.rfind("HTTP/1.1 400", 0) == 0U, "reply: " << r.data);
+    BOOST_TEST(http_get(srv.http_endpoint(), "/stats").status == 200U);
+    BOOST_TEST(wait_until([&] { return integer(srv.stats(), "closed.bad_request") == 1; }, 3s, 50ms));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
