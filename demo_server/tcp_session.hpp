@@ -86,6 +86,10 @@ private:
         partial_.append(data, n);
         std::size_t begin = 0;
         for (std::size_t nl = partial_.find('\n'); nl != std::string::npos; nl = partial_.find('\n', begin)) {
+            if (nl - begin > worker_.cfg.max_message_size) {  // the same limit whether or not the line came in one read
+                finish(close_cause::too_big);
+                return false;
+            }
             worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
             enqueue(partial_.substr(begin, nl + 1 - begin));
             begin = nl + 1;

@@ -176,6 +176,13 @@ private:
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
         if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        // Once our close handshake is under way, Beast's close operation reads (and discards)
+        // until the peer's close frame itself: no new read. A new read could deadlock with it
+        // (Beast 1.81): if the peer's close frame is already buffered, the read defers itself
+        // holding the read lock (control callback set); the close op, its close frame written,
+        // then waits for the read lock and the read for the write lock. Neither ever completes,
+        // not even when the socket is dropped, and the session (and shutdown) hangs forever.
+        if (closing_) return;
         read_message();
     }
 
