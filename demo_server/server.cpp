@@ -166,7 +166,8 @@ void server::wait_for_sessions(int round) {
         log("stopped");
         return;
     }
-    if (waited == std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + std::chrono::milliseconds(500)) {
+    if (!abrupt_sent_ && waited >= std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + std::chrono::milliseconds(500)) {
+        abrupt_sent_ = true;
         log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
         for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
     }

@@ -58,6 +58,7 @@ private:
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
     std::size_t next_worker_ = 0;
     bool stopping_ = false;
+    bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_accept_error_log_{};
