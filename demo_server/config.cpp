@@ -2,8 +2,6 @@
 
 #include <boost/program_options.hpp>
 
-#include <charconv>
-#include <limits>
 
 namespace po = boost::program_options;
 
@@ -53,31 +51,6 @@ void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tc
 }
 
 }  // namespace
-
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text) {
-    long long n = 0;
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    const auto [end, ec] = std::from_chars(first, last, n);
-    if (ec != std::errc{} || end == first || n < 0) return std::nullopt;
-    const std::string unit(end, last);
-    long double scale = 0;
-    if (unit == "us")
-        scale = 1e3L;
-    else if (unit == "ms")
-        scale = 1e6L;
-    else if (unit == "s")
-        scale = 1e9L;
-    else if (unit == "m")
-        scale = 60e9L;
-    else if (unit == "h")
-        scale = 3600e9L;
-    else
-        return std::nullopt;
-    const long double ns = static_cast<long double>(n) * scale;
-    if (ns > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-    return std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
-}
 
 const char* to_string(timer_mode m) noexcept { return m == timer_mode::wheel ? "wheel" : "asio"; }
 

@@ -2,6 +2,8 @@
 #ifndef IDLEWHEEL_DEMO_CONFIG_HPP
 #define IDLEWHEEL_DEMO_CONFIG_HPP
 
+#include "duration_text.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -32,9 +34,6 @@ struct config {
     std::size_t max_backlog = 1024 * 1024;
     bool quiet = false;
 };
-
-/// Parses "500ms", "30s", "2m", "1h", "250us" (a whole number and a unit).
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text);
 
 /// Parses the command line. Returns the config, or nothing after printing help (exit 0) or an
 /// error (exit 2) — `exit_code` says which.

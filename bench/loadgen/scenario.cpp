@@ -92,29 +92,6 @@ std::optional<std::string> resolve_mix(const std::array<share, role_count>& shar
 
 }  // namespace
 
-std::optional<nanoseconds> parse_duration(std::string_view text) {
-    long long n = 0;
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    const auto [end, ec] = std::from_chars(first, last, n);
-    if (ec != std::errc{} || end == first || n < 0) return std::nullopt;
-    const std::string_view unit(end, static_cast<std::size_t>(last - end));
-    long double scale = 0;
-    if (unit == "us")
-        scale = 1e3L;
-    else if (unit == "ms")
-        scale = 1e6L;
-    else if (unit == "s")
-        scale = 1e9L;
-    else if (unit == "m")
-        scale = 60e9L;
-    else
-        return std::nullopt;
-    const long double ns = static_cast<long double>(n) * scale;
-    if (ns > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-    return nanoseconds(static_cast<std::int64_t>(ns));
-}
-
 std::optional<command> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err, int& exit_code) {
     command cmd;
     scenario& s = cmd.run;

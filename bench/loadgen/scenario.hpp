@@ -11,6 +11,8 @@
 #ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
+#include "duration_text.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -75,7 +77,7 @@ struct command {
 };
 
 /// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
-[[nodiscard]] std::optional<nanoseconds> parse_duration(std::string_view text);
+using demo::parse_duration;  // the server's own duration format (demo_server/duration_text.hpp)
 
 /// Parses the command line. Returns nothing after printing help (exit_code 0) or an error
 /// (exit_code 2).
