@@ -25,6 +25,8 @@ trap stop_server EXIT INT TERM
 # Heartbeat (ping 400ms + jitter <= 100ms + pong 800ms) well inside the idle timeout (2s), so
 # dead clients are the heartbeat's and idle ones the idle timeout's.
 timing="--idle-timeout 2s --ping-interval 400ms --pong-timeout 800ms --ping-jitter 100ms"
+# A previous run's listening line must not be read before this server truncates the file.
+rm -f "$work/server.out" "$work/server.log"
 "$demo" --tcp-port 0 --http-port 0 $timing --tick 10ms --quiet >"$work/server.out" 2>"$work/server.log" &
 server=$!
 i=0
