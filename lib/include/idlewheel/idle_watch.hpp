@@ -221,10 +221,9 @@ private:
         const std::uint64_t generation = generation_;
         for (unsigned k = 0; k < 3; ++k) {
             if (time_[k] == off || now < due(k, now)) continue;
-            // ">=": activity stamped at the last report's own time came after that report
-            // (stamped earlier in its wake-up, it would have kept the kind from being due);
-            // e.g. a touch in a callback, stamped by the same instant's continuation.
-            const bool first = last_activity(k, now) >= last_report_[k];
+            // Strictly later than the report: activity after a report is stamped after the
+            // wake-up that ran it, even at the same clock reading (see on_wake).
+            const bool first = last_activity(k, now) > last_report_[k];
             last_report_[k] = now;
             wheel_->count(static_cast<detail::liveness_event>(k));  // reader_idle, writer_idle, all_idle
             handler_.function(handler_.context, static_cast<idle_kind>(k), first);

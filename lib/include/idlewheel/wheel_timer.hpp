@@ -250,6 +250,7 @@ private:
     std::uint64_t generation_ = 0;
     std::chrono::nanoseconds worst_lateness_{0};
     duration wake_elapsed_{};
+    duration last_wake_ = duration::min() / 2;  // the previous wake-up's time (see on_wake)
 };
 
 /// The wheel timer on std::chrono::steady_clock.

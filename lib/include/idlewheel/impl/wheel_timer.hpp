@@ -5,6 +5,7 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <limits>
 #include <stdexcept>
@@ -312,7 +313,11 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     ++counters_.wakeups;
     // One clock read serves the epoch, the wheel's advance and every callback of the batch.
     wake_elapsed_ = elapsed_now();
-    close_epoch(wake_elapsed_.count());
+    // Activity of this epoch may have come after callbacks that an earlier wake-up ran at the
+    // same clock reading (a continuation, a coarse clock): stamp it strictly later than that
+    // wake-up, so "after a report" and "before a report" never tie. Still never early.
+    close_epoch(std::max(wake_elapsed_.count(), last_wake_.count() + 1));
+    last_wake_ = wake_elapsed_;
     collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
