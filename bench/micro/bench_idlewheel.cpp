@@ -3,17 +3,22 @@
 // idlewheel, in its three shapes:
 //  - idlewheel_handle: wheel_timer::schedule(delay, fn) -> timeout (Netty's newTimeout);
 //  - idlewheel_node:   an intrusive timer_node per connection, schedule(node, delay);
-//  - idlewheel_watch:  an idle_watch per session (touch = on_read(), a store; the wheel stamps
-//    touched sessions once per tick and re-arms a watch only when it comes due).
+//  - idlewheel_watch:  an idle_watch per session (touch = on_read(), a load and a store of the
+//    wheel's activity epoch; the wheel closes the epoch once per tick with one clock read and
+//    re-arms a watch only when it comes due).
+// The handle and node forms run in both clock_read modes (per_schedule: a clock read per
+// schedule; per_tick: none, the next wake-up starts the delay).
 // Real steady_clock everywhere. The idle_watch touch is measured three ways:
 //  - idlewheel_watch (the figure): ops_per_turn(N) touches per real 10 ms tick; after each
 //    batch the thread blocks in io_context::run_one() until the wheel's Asio timer really
 //    wakes it at the tick boundary, as a server thread does; the thread's CPU time divided by
-//    the touches. It includes the sweep, the wake-up itself, and the lazy re-arms of watches
+//    the touches. It includes the epoch's wake-up itself and the lazy re-arms of watches
 //    coming due: the background is built on shifted_clock as if its sessions had opened over
 //    30 s and then seen 30 s of traffic, so watches come due during the measurement at the
 //    steady-state rate. Every other tick has a single touch, which splits that figure into a
-//    fixed cost per tick (tick_us) and a marginal cost per touch (marginal_ns_per_touch).
+//    fixed cost per tick (tick_us) and a marginal cost per touch (marginal_ns_per_touch); and
+//    the same thread sleeping on a plain asio::steady_timer to each 10 ms boundary gives the
+//    floor under tick_us that any sleeping event loop pays on this machine (sleep_wake_us).
 //  - idlewheel_watch_manual: the same on idlewheel::manual_clock, advanced one tick every
 //    ops_per_turn(N) touches and polled. A diagnostic: manual_clock tells Asio that every
 //    wait is already over, so each poll programs a timerfd 1 ns ahead, which on this VM costs
@@ -31,6 +36,7 @@
 
 #include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <memory>
 #include <stdexcept>
@@ -81,31 +87,48 @@ using shifted_wheel = idlewheel::basic_wheel_timer<shifted_clock>;
 
 // ---- backgrounds -------------------------------------------------------------------------
 
-struct handle_background {
-    explicit handle_background(std::size_t n) : order(n) {
+// With clock_read::per_tick the background's timeouts are staged until the wheel's next
+// wake-up: wait for it, so that they are in the wheel like every other contender's.
+void settle(steady_wheel& wheel, asio::io_context& io) {
+    if (wheel.pending() == 0) return;
+    const auto woken = wheel.stats().wakeups;
+    while (wheel.stats().wakeups == woken) {
+        if (io.stopped()) io.restart();
+        io.run_one();
+    }
+}
+
+template <idlewheel::clock_read Read>
+struct basic_handle_background {
+    explicit basic_handle_background(std::size_t n) : order(n) {
         background_delays d;
         handles.reserve(n);
         for (std::size_t i = 0; i < n; ++i) handles.push_back(wheel.schedule(d.next(), count_fn{&fired}));
+        if (Read == idlewheel::clock_read::per_tick) settle(wheel, io);
     }
     std::uint64_t fired = 0;
     asio::io_context io{1};
-    steady_wheel wheel{io};
+    steady_wheel wheel{io, {.clock = Read}};
     std::vector<idlewheel::timeout> handles;
     scattered_order order;
 };
+using handle_background = basic_handle_background<idlewheel::clock_read::per_schedule>;
 
-struct node_background {
-    explicit node_background(std::size_t n) : conns(n, &fired), op(&fired), order(n) {
+template <idlewheel::clock_read Read>
+struct basic_node_background {
+    explicit basic_node_background(std::size_t n) : conns(n, &fired), op(&fired), order(n) {
         background_delays d;
         for (auto& c : conns) wheel.schedule(c.node, d.next());
+        if (Read == idlewheel::clock_read::per_tick) settle(wheel, io);
     }
     std::uint64_t fired = 0;
     asio::io_context io{1};
-    steady_wheel wheel{io};
+    steady_wheel wheel{io, {.clock = Read}};
     object_array<node_conn> conns;
     node_conn op;
     scattered_order order;
 };
+using node_background = basic_node_background<idlewheel::clock_read::per_schedule>;
 
 // N watched sessions with 60 s of history: during the first 30 s they open (N / 3000 a
 // tick), then 30 s of traffic at ops_per_turn(N) touches a tick, so that when the
@@ -174,16 +197,22 @@ struct watch_background_pure : watch_background {
 
 // ---- schedule + cancel -------------------------------------------------------------------
 
+template <idlewheel::clock_read Read>
 void schedule_cancel_handle(benchmark::State& st) {
-    auto& s = cached_background::get<handle_background>(static_cast<std::size_t>(st.range(0)));
+    auto& s = cached_background::get<basic_handle_background<Read>>(static_cast<std::size_t>(st.range(0)));
     for (auto _ : st) {
         idlewheel::timeout t = s.wheel.schedule(op_delay, count_fn{&s.fired});
         t.cancel();
     }
 }
 
+// With clock_read::per_tick, an operation armed and cancelled within one tick is a push on
+// the staging list and an unlink: what is measured here. The wheel's one wake-up per tick
+// while anything is scheduled is not (it does not depend on how many were): the touch case
+// idlewheel_watch measures that wake-up (tick_us), and bench/README.md adds it per tick.
+template <idlewheel::clock_read Read>
 void schedule_cancel_node(benchmark::State& st) {
-    auto& s = cached_background::get<node_background>(static_cast<std::size_t>(st.range(0)));
+    auto& s = cached_background::get<basic_node_background<Read>>(static_cast<std::size_t>(st.range(0)));
     for (auto _ : st) {
         s.wheel.schedule(s.op.node, op_delay);
         s.op.node.cancel();
@@ -245,7 +274,7 @@ void touch_node(benchmark::State& st) {
     for (auto _ : st) s.wheel.schedule(s.conns[s.order.next()].node, op_delay);
 }
 
-// idle_watch::on_read() with its share of a real tick: sweep, wake-up, lazy re-arms. Ticks
+// idle_watch::on_read() with its share of a real tick: the epoch's wake-up, lazy re-arms. Ticks
 // alternate between ops_per_turn(N) touches and a single touch, so one run also separates
 // the fixed cost of a tick (wake-up, timer interrupt, Asio dispatch, the re-arms of watches
 // coming due, all independent of traffic) from the marginal cost of a touch.
@@ -256,7 +285,7 @@ void touch_watch_live(benchmark::State& st, std::size_t ticks) {
         const auto real_tick = [&s](std::size_t touches) {
             for (std::size_t i = 0; i < touches; ++i) s.sessions[s.order.next()].watch.on_read();
             // Block until the wheel's timer wakes the thread at the tick boundary. run_one() may
-            // first return for the aborted wait the sweep's earlier arming replaced.
+            // first return for the aborted wait an earlier arming replaced.
             const std::uint64_t woken = s.wheel.stats().wakeups;
             while (s.wheel.stats().wakeups == woken) {
                 if (s.io.stopped()) s.io.restart();
@@ -280,6 +309,29 @@ void touch_watch_live(benchmark::State& st, std::size_t ticks) {
         const auto stats_after = s.wheel.stats();
         const double p = static_cast<double>(pairs);
         const double k = static_cast<double>(s.per_tick);
+        // The floor under tick_us: the same thread sleeping on a plain asio::steady_timer until
+        // the next 10 ms boundary and waking, with no wheel and no work. What remains of tick_us
+        // above it is the wheel's own work per tick.
+        spent floor;
+        {
+            asio::io_context quiet_io{1};  // its own loop: the wheel's wake-ups do not land here
+            asio::steady_timer pace(quiet_io);
+            auto next = std::chrono::steady_clock::now();
+            for (std::size_t i = 0; i < 2 * pairs; ++i) {
+                next += wheel_tick;
+                const spent f = timed([&] {
+                    pace.expires_at(next);
+                    bool done = false;
+                    pace.async_wait([&done](const boost::system::error_code&) { done = true; });
+                    while (!done) {
+                        if (quiet_io.stopped()) quiet_io.restart();
+                        quiet_io.run_one();
+                    }
+                });
+                floor.cpu += f.cpu;
+            }
+        }
+        st.counters["sleep_wake_us"] = benchmark::Counter(floor.cpu * 1e6 / (2 * p));
         st.counters["ns_per_touch"] = benchmark::Counter(busy.cpu * 1e9 / (p * k));
         st.counters["marginal_ns_per_touch"] = benchmark::Counter((busy.cpu - quiet.cpu) * 1e9 / (p * (k - 1)));
         st.counters["tick_us"] = benchmark::Counter(quiet.cpu * 1e6 / p);
@@ -424,8 +476,11 @@ void idle_case(benchmark::State& st, std::chrono::milliseconds window, Arm&& arm
 }  // namespace
 
 void register_idlewheel(const bench_options& o) {
-    add_case(family::schedule_cancel, "idlewheel_handle", schedule_cancel_handle);
-    add_case(family::schedule_cancel, "idlewheel_node", schedule_cancel_node);
+    using idlewheel::clock_read;
+    add_case(family::schedule_cancel, "idlewheel_handle", schedule_cancel_handle<clock_read::per_schedule>);
+    add_case(family::schedule_cancel, "idlewheel_node", schedule_cancel_node<clock_read::per_schedule>);
+    add_case(family::schedule_cancel, "idlewheel_handle_per_tick", schedule_cancel_handle<clock_read::per_tick>);
+    add_case(family::schedule_cancel, "idlewheel_node_per_tick", schedule_cancel_node<clock_read::per_tick>);
     add_case(family::schedule_cancel, "idlewheel_node_turn", schedule_cancel_node_turn);
 
     const std::size_t live_ticks = o.live_ticks;

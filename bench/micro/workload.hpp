@@ -16,7 +16,7 @@
 //  - touch: activity on connection c, c walking all N in a scattered order (a stride
 //    coprime to N, so every connection is hit once per N touches and caches do not help).
 //  - Loop turns: contenders whose touch or cancel leaves work for the event loop (asio's
-//    aborted handler, idlewheel's once-per-tick sweep) run their loop once every
+//    aborted handler, idlewheel's once-per-tick epoch wake-up) run their loop once every
 //    ops_per_turn(N) operations, and that turn is part of the measured time.
 
 #include <algorithm>

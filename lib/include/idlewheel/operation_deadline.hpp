@@ -17,6 +17,10 @@
 //
 // Destroying it while armed unlinks it: the callback never runs for a destroyed owner.
 //
+// Precision is the wheel's (wheel_timer.hpp): on a wheel built with clock_read::per_tick,
+// expires_after() reads no clock and an operation that completes within the same tick costs a
+// push and an unlink; the deadline may then expire up to two ticks after `d`, never before.
+//
 // A deadline can expire after the operation succeeded but before its completion handler ran
 // (both were due in the same turn of the io_context). A completion handler should therefore
 // check expired() before trusting a success: if it is set, the socket is already being closed.
@@ -41,7 +45,8 @@ public:
     basic_operation_deadline(const basic_operation_deadline&) = delete;
     basic_operation_deadline& operator=(const basic_operation_deadline&) = delete;
 
-    /// Arms (or re-arms) the deadline `d` from now; clears expired().
+    /// Arms (or re-arms) the deadline `d` from now (from the next tick on a per_tick wheel);
+    /// clears expired().
     /// @throws boost::system::system_error as wheel_timer::schedule does.
     template <class Rep, class Period>
     void expires_after(std::chrono::duration<Rep, Period> d) {

@@ -48,6 +48,12 @@ public:
     [[nodiscard]] bool in_wheel() const noexcept { return owner_ != nullptr; }
     // The tick it was inserted for (after clamping); meaningful once inserted.
     [[nodiscard]] tick_type deadline() const noexcept { return deadline_; }
+    // While the node is not in a wheel, its owner may keep a value in the deadline's place
+    // (wheel_core keeps a staged entry's delay there); insert() overwrites it.
+    void park(tick_type value) noexcept {
+        assert(!in_wheel());
+        deadline_ = value;
+    }
 
     inline void unlink() noexcept;
 

@@ -51,6 +51,7 @@ public:
 private:
     friend class wheel_core;
     kind kind_;
+    bool staged_ = false;  // waiting for the next wake-up to be put in the wheel (see stage())
     act_fn act_;
     wheel_core* core_ = nullptr;
 };
@@ -60,8 +61,9 @@ public:
     wheel_core(const wheel_core&) = delete;
     wheel_core& operator=(const wheel_core&) = delete;
 
-    /// Entries scheduled and not yet run: in the wheel, or expired and waiting in the batch.
-    [[nodiscard]] std::size_t pending() const noexcept { return wheel_.size() + batch_size_; }
+    /// Entries scheduled and not yet run: staged, in the wheel, or expired and waiting in the
+    /// batch.
+    [[nodiscard]] std::size_t pending() const noexcept { return wheel_.size() + batch_size_ + staged_size_; }
 
     /// Removes a pending entry without running it. False if it was not pending (it ran, is
     /// running, was cancelled, or was never scheduled). O(1).
@@ -163,24 +165,44 @@ protected:
     // Puts `e` in the wheel at `deadline` (moving it if pending). Checks max_pending.
     // Returns false (and counts a rejection) if the wheel is full or stopped.
     bool place(timer_entry& e, wheel::tick_type deadline, std::size_t max_pending) noexcept {
-        const bool moving = e.linked() && e.core_ == this;
-        if (stopped_ || (!moving && max_pending != 0 && pending() >= max_pending)) {
-            ++counters_.rejected;
-            return false;
-        }
-        if (e.linked()) {
-            // Rescheduling a pending entry, possibly from another wheel.
-            if (e.core_ == this) {
-                detach(e);
-                ++counters_.rescheduled;
-            } else {
-                e.core_->cancel(e);
-            }
-        }
-        e.core_ = this;
+        if (!admit(e, max_pending)) return false;
         wheel_.insert(e, deadline);
-        ++counters_.scheduled;
         return true;
+    }
+
+    // Staging (wheel_options::clock_read::per_tick). Schedules `e` to fire `delay` (in the
+    // wheel clock's units) after the time the next wake-up reads, without reading the clock
+    // now: the entry is appended to a list, and the open epoch is touched so that the driver
+    // wakes at the next tick boundary (see activity_mark()). That wake-up reads the clock once
+    // for the epoch and puts every staged entry in the wheel at that time + its delay
+    // (flush_staged()): never earlier than `delay` after this call, since the reading comes
+    // after it, and at most the time to that wake-up later. An entry scheduled and cancelled
+    // within one tick never reaches the wheel. Same checks and counters as place().
+    bool stage(timer_entry& e, std::uint64_t delay, std::size_t max_pending) noexcept {
+        if (!admit(e, max_pending)) return false;
+        e.park(delay);
+        e.staged_ = true;
+        staged_.push_back(e);
+        ++staged_size_;
+        if (!epoch_touched_) {
+            epoch_touched_ = true;
+            epoch_needs_closing();
+        }
+        return true;
+    }
+
+    [[nodiscard]] bool has_staged() const noexcept { return staged_size_ != 0; }
+
+    // Puts every staged entry in the wheel at `deadline_of(delay)`, in the order they were
+    // staged (so entries due in the same tick keep their schedule order).
+    template <class DeadlineOf>
+    void flush_staged(DeadlineOf&& deadline_of) noexcept {
+        while (list_hook* h = staged_.pop_front()) {
+            auto& e = static_cast<timer_entry&>(*h);
+            e.staged_ = false;
+            --staged_size_;
+            wheel_.insert(e, deadline_of(e.deadline()));
+        }
     }
 
     // Advances the wheel to `now_tick`, moving due entries into the batch.
@@ -192,9 +214,17 @@ protected:
         return n;
     }
 
-    // Moves every pending entry into the batch, in deadline order (expire_all).
+    // Moves every pending entry into the batch: the wheel's in deadline order, then the
+    // staged ones in schedule order (a driver that wants them in deadline order among the
+    // rest, as expire_all() does, flushes them first).
     std::size_t collect_all() noexcept {
-        const std::size_t n = wheel_.take_all(batch_);
+        std::size_t n = wheel_.take_all(batch_);
+        while (list_hook* h = staged_.pop_front()) {
+            static_cast<timer_entry&>(*h).staged_ = false;
+            batch_.push_back(*h);
+            ++n;
+        }
+        staged_size_ = 0;
         batch_size_ += n;
         return n;
     }
@@ -272,13 +302,42 @@ protected:
 private:
     friend class timer_entry;
 
+    // The checks and the bookkeeping of putting `e` anywhere (wheel or staging list): refuses
+    // if stopped or full, takes it out of where it was (this wheel or another), counts it.
+    bool admit(timer_entry& e, std::size_t max_pending) noexcept {
+        const bool moving = e.linked() && e.core_ == this;
+        if (stopped_ || (!moving && max_pending != 0 && pending() >= max_pending)) {
+            ++counters_.rejected;
+            return false;
+        }
+        if (e.linked()) {
+            // Rescheduling a pending entry, possibly from another wheel.
+            if (e.core_ == this) {
+                detach(e);
+                ++counters_.rescheduled;
+            } else {
+                e.core_->cancel(e);
+            }
+        }
+        e.core_ = this;
+        ++counters_.scheduled;
+        return true;
+    }
+
     void detach(timer_entry& e) noexcept {
-        if (!e.in_wheel()) --batch_size_;  // it was expired, waiting in the batch
+        if (e.staged_) {
+            e.staged_ = false;
+            --staged_size_;
+        } else if (!e.in_wheel()) {
+            --batch_size_;  // it was expired, waiting in the batch
+        }
         e.unlink();
     }
 
     hook_list batch_;
     std::size_t batch_size_ = 0;
+    hook_list staged_;
+    std::size_t staged_size_ = 0;
     std::uint64_t epoch_ = 1;  // the open epoch; 0 is never used, so no mark is 0
     bool epoch_touched_ = false;
     std::array<std::int64_t, epoch_ring> epoch_end_{};

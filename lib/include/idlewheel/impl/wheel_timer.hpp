@@ -85,14 +85,11 @@ struct basic_wheel_timer<Clock, Executor>::initiate_async_wait {
         self->check_executor();
         using op = detail::wait_op<std::decay_t<Handler>, Executor>;
         op& o = op::create(std::forward<Handler>(handler), self->get_executor());
-        const tick_type deadline = self->deadline_after(delay);
-        self->prepare_insert();
-        if (!self->place(o, deadline, self->max_pending_)) {
+        if (!self->insert_after(o, delay)) {
             o.complete_posted(self->stopped_ ? error::stopped : error::too_many_pending);
             return;
         }
         o.enable_cancellation();
-        self->arm(o.deadline());  // where the wheel placed it (see schedule())
     }
 };
 
@@ -102,6 +99,7 @@ basic_wheel_timer<Clock, Executor>::basic_wheel_timer(const executor_type& ex, c
       origin_(Clock::now()),
       max_pending_(options.max_pending),
       max_run_per_wakeup_(detail::validated_run_bound(options.max_run_per_wakeup)),
+      per_tick_(options.clock == clock_read::per_tick),
       timer_(ex),
       life_(std::make_shared<basic_wheel_timer*>(this)) {}
 
@@ -121,15 +119,10 @@ timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, 
         detail::throw_error(error::stopped, "idlewheel::wheel_timer::schedule");
     }
     auto* entry = new detail::timeout_fn_entry<std::decay_t<F>>(std::forward<F>(fn));
-    const tick_type deadline = deadline_after(delay);
-    prepare_insert();
-    if (!place(*entry, deadline, max_pending_)) {
+    if (!insert_after(*entry, detail::saturating_ceil<duration>(delay))) {
         entry->release();
         detail::throw_error(error::too_many_pending, "idlewheel::wheel_timer::schedule");
     }
-    // The tick the wheel placed it at, not the one asked for: a deadline the wheel has already
-    // handed out goes to the next tick, and arming for the one asked for wakes up for nothing.
-    arm(entry->deadline());
     entry->add_ref();
     return timeout(entry);
 }
@@ -137,7 +130,34 @@ timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, 
 template <class Clock, class Executor>
 template <class Rep, class Period>
 void basic_wheel_timer<Clock, Executor>::schedule(timer_node& node, std::chrono::duration<Rep, Period> delay) {
-    schedule_tick(node, deadline_after(delay));
+    check_executor();
+    if (!insert_after(node, detail::saturating_ceil<duration>(delay)))
+        detail::throw_error(stopped_ ? error::stopped : error::too_many_pending, "idlewheel::wheel_timer::schedule");
+}
+
+// Puts `e` in the wheel `delay` (already rounded up and saturated) from now, or stages it
+// for the next wake-up (clock_read::per_tick). False if full or stopped.
+template <class Clock, class Executor>
+bool basic_wheel_timer<Clock, Executor>::insert_after(detail::timer_entry& e, duration delay) {
+    if (per_tick_) return stage(e, static_cast<std::uint64_t>(delay.count()), max_pending_);
+    const tick_type deadline = deadline_after(delay);
+    prepare_insert();
+    if (!place(e, deadline, max_pending_)) return false;
+    // The tick the wheel placed it at, not the one asked for: a deadline the wheel has already
+    // handed out goes to the next tick, and arming for the one asked for wakes up for nothing.
+    arm(e.deadline());
+    return true;
+}
+
+// Staged entries start their delay at `start` (a clock reading taken after they were staged).
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::flush_staged_at(duration start) noexcept {
+    const auto s = start > duration::zero() ? static_cast<std::uint64_t>(start.count()) : 0U;
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    flush_staged([s, t](std::uint64_t delay) {
+        const std::uint64_t sum = s + delay;  // both below 2^63: no overflow
+        return sum / t + (sum % t != 0 ? 1U : 0U);
+    });
 }
 
 template <class Clock, class Executor>
@@ -180,6 +200,8 @@ std::vector<timeout> basic_wheel_timer<Clock, Executor>::stop() {
 template <class Clock, class Executor>
 std::size_t basic_wheel_timer<Clock, Executor>::expire_all() {
     check_executor();
+    // Staged entries join the others in deadline order: give them their deadlines first.
+    if (has_staged()) flush_staged_at(elapsed_now());
     if (running_) return collect_all();  // the running batch will reach them
     collect_all();
     running_ = true;
@@ -319,6 +341,8 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     close_epoch(std::max(wake_elapsed_.count(), last_wake_.count() + 1));
     last_wake_ = wake_elapsed_;
     collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
+    // Everything staged since the last wake-up was staged before this clock reading.
+    if (has_staged()) flush_staged_at(wake_elapsed_);
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
     destruction_watch watch(*this);
