@@ -6,9 +6,10 @@
 //
 // A hierarchical timing wheel (detail/wheel.hpp) driven by ONE asio::basic_waitable_timer on
 // the wheel's executor. Scheduling and cancelling are O(1) and never touch the system timer
-// unless the new timeout is the earliest; the Asio timer is armed only for the next tick that
-// has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer wakes every
-// tick, forever, on a thread of its own).
+// unless the new timeout is the earliest (with clock_read::per_tick: at most once per tick, to
+// ask for the wake-up that starts the staged delays); the Asio timer is armed only for the
+// next tick that has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer
+// wakes every tick, forever, on a thread of its own).
 //
 //     boost::asio::io_context io;
 //     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
@@ -76,7 +77,8 @@ enum class clock_read {
 
 /// Construction options of a wheel_timer.
 struct wheel_options {
-    /// The wheel's resolution. Timeouts fire at most one tick late. Must be > 0 (and not round
+    /// The wheel's resolution. Timeouts fire at most one tick late (two with
+    /// clock_read::per_tick). Must be > 0 (and not round
     /// to 0 in the clock's duration). The default, 10 ms, suits idle and heartbeat timeouts of
     /// a second or more (1 % precision or better) while letting one wake-up serve every
     /// session due in the same 10 ms; use 1 ms for sub-100 ms operation deadlines.
@@ -108,7 +110,7 @@ struct wheel_stats {
     std::uint64_t stopped = 0;      ///< dropped unrun by stop() or by the wheel's destruction
     std::uint64_t rejected = 0;     ///< refused: max_pending reached, or stopped
     std::uint64_t wakeups = 0;      ///< times the wheel ran: its Asio timer completed, or its posted continuation
-    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, or everything cancelled)
+    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, giving staged entries their deadlines, or everything cancelled)
     std::uint64_t ticks_advanced = 0;
     std::chrono::nanoseconds worst_lateness{0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
 

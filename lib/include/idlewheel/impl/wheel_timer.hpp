@@ -374,10 +374,12 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
         return;
     }
     if (stopped_) return;
-    if (epoch_open()) arm(wheel_.now() + 1);
+    // An open epoch, or entries staged by this batch's callbacks, need the next tick's wake-up.
+    const bool next_tick = epoch_open() || has_staged();
+    if (next_tick) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due())
         arm(*due);
-    else if (!epoch_open())
+    else if (!next_tick)
         became_empty();  // expire_all() may have emptied the wheel under an armed wait
 }
 
