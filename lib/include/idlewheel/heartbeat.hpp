@@ -188,10 +188,11 @@ private:
         }
     }
 
+    // on_inbound() uses only these two: next to each other, it writes one cache line.
     Wheel* wheel_;
+    std::int64_t heard_ = 0;  // an activity mark or a time (see wheel_core)
     heartbeat_handler handler_;
     timer_node node_{call_member<&basic_heartbeat::fire>(this)};
-    std::int64_t heard_ = 0;  // an activity mark or a time (see wheel_core)
     duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};  // in force since start()
     // What set_options() gave, applied by start(): fire() reads only the times in force, so a
     // change (interval 0 in particular) never meets a schedule made with the old ones.

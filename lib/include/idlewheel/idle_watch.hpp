@@ -233,10 +233,12 @@ private:
         if (running_ && generation == generation_) arm_for(now);
     }
 
+    // on_read() / on_write() use only these two: kept next to each other, a touch writes one
+    // cache line of the session.
     Wheel* wheel_;
+    std::int64_t activity_[3] = {};  // read, write, progress: an activity mark or a time (wheel_core)
     idle_handler handler_;
     timer_node node_{call_member<&basic_idle_watch::check>(this)};
-    std::int64_t activity_[3] = {};  // read, write, progress: an activity mark or a time (wheel_core)
     duration time_[3] = {};
     duration last_report_[3] = {never, never, never};
     std::uint64_t generation_ = 0;
