@@ -106,6 +106,17 @@ json::object analyse(const scenario& plan, const run_data& data) {
     const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(), jitter = plan.ping_jitter.count();
 
     std::uint64_t false_kicks = 0, early_kicks = 0, missed = 0, wrong = 0, unresolved = 0, errors = 0;
+    // The same limit without the allowance (due + 2 ticks exactly), counted apart: not a failure,
+    // since the client's view includes the delivery and both sides' wake-up delays.
+    std::uint64_t past_two_ticks = 0;
+    std::int64_t past_two_ticks_max = 0;
+    const auto strict = [&](std::int64_t limit, std::int64_t at) {
+        const std::int64_t over = at - (limit - plan.allowance.count());
+        if (over > 0) {
+            ++past_two_ticks;
+            past_two_ticks_max = std::max(past_two_ticks_max, over);
+        }
+    };
     std::uint64_t connect_failed = 0, handshake_failed = 0, ready = 0;
     std::uint64_t sent = 0, echoed = 0, late_sends = 0;
     std::array<std::array<std::uint64_t, static_cast<std::size_t>(outcome::count)>, role_count> outcomes{};
@@ -168,6 +179,7 @@ json::object analyse(const scenario& plan, const run_data& data) {
             continue;
         }
         if (r.how == outcome::open) {
+            strict(limit, data.stopped_at);
             if (data.stopped_at > limit) {
                 ++missed;
                 problem("missed kick: " + who + " client still open at the end", "connection " + std::to_string(i) + ", " +
@@ -183,6 +195,7 @@ json::object analyse(const scenario& plan, const run_data& data) {
                     "connection " + std::to_string(i) + " at " + std::to_string(seconds(nanoseconds(r.closed))) + " s");
             continue;
         }
+        strict(limit, r.closed);
         if (r.closed < due) {
             ++early_kicks;
             ++false_kicks;
@@ -249,7 +262,9 @@ json::object analyse(const scenario& plan, const run_data& data) {
                         {"unresolved", unresolved},
                         {"errors", errors},
                         {"idle_limit_ms", ms(nanoseconds(T + slack))},
-                        {"slack_ms", ms(nanoseconds(slack))}};
+                        {"slack_ms", ms(nanoseconds(slack))},
+                        {"past_two_ticks", past_two_ticks},
+                        {"past_two_ticks_max_ms", ms(nanoseconds(past_two_ticks_max))}};
     const bool ok = false_kicks == 0 && missed == 0 && wrong == 0 && unresolved == 0 && errors == 0;
     checks["passed"] = ok;
     result["checks"] = std::move(checks);

@@ -81,6 +81,8 @@ void print_run(const json::object& r, std::ostream& out) {
                number(r, {"checks", "wrong_outcomes"}), number(r, {"checks", "unresolved"}), number(r, {"checks", "errors"}), ok ? "PASS" : "FAIL");
     out << fmt("           missed = still open %.0f ms after due (2 ticks + allowance %.0f ms)\n", number(r, {"checks", "slack_ms"}),
                number(r, {"scenario", "allowance_ms"}));
+    out << fmt("           without the allowance (due + 2 ticks exactly, as seen by the client): %.0f later, by at most %.2f ms\n",
+               number(r, {"checks", "past_two_ticks"}), number(r, {"checks", "past_two_ticks_max_ms"}));
     for (const auto& p : array_at(r, {"problems"})) {
         if (!p.is_object()) continue;
         out << fmt("  ! %6.0f x %s, e.g. %s\n", number(p.get_object(), {"count"}), str(string_at(p.get_object(), {"what"})).c_str(),
@@ -166,6 +168,10 @@ json::object compare(const json::object& a, const json::object& b, std::ostream&
     row("machine busy during the run (%)", nullptr, {"machine", "busy_percent"}, "%.0f");
     row("false kicks", nullptr, {"checks", "false_kicks"}, "%.0f");
     row("missed kicks", nullptr, {"checks", "missed_kicks"}, "%.0f");
+    out << fmt("%-40s %14.0f %14.0f\n", "  closed past due + 2 ticks, no allowance", number(a, {"checks", "past_two_ticks"}),
+               number(b, {"checks", "past_two_ticks"}));
+    out << fmt("%-40s %14.2f %14.2f\n", "  by at most (ms)", number(a, {"checks", "past_two_ticks_max_ms"}),
+               number(b, {"checks", "past_two_ticks_max_ms"}));
     row("wrong outcomes", nullptr, {"checks", "wrong_outcomes"}, "%.0f");
     out << fmt("%-40s %14.0f %14.0f\n", "unresolved", number(a, {"checks", "unresolved"}), number(b, {"checks", "unresolved"}));
     out << fmt("%-40s %14.0f %14.0f\n", "connection errors", number(a, {"checks", "errors"}), number(b, {"checks", "errors"}));
