@@ -60,6 +60,21 @@ inline std::string demo_binary() {
     throw std::runtime_error("pass the demo_server binary after --, or set DEMO_SERVER");
 }
 
+/// The timer mode every server of this run uses: IDLEWHEEL_DEMO_TIMERS (wheel or asio; default
+/// wheel). ctest runs each suite in both modes.
+inline std::string timers_mode() {
+    const char* env = std::getenv("IDLEWHEEL_DEMO_TIMERS");
+    const std::string mode = env != nullptr && *env != '\0' ? env : "wheel";
+    if (mode != "wheel" && mode != "asio") throw std::runtime_error("IDLEWHEEL_DEMO_TIMERS must be wheel or asio, not '" + mode + "'");
+    return mode;
+}
+
+/// `args` with the run's timer mode in front.
+inline std::vector<std::string> with_timers(std::vector<std::string> args) {
+    args.insert(args.begin(), "--timers=" + timers_mode());
+    return args;
+}
+
 /// Polls `condition` every `period` until it holds or `timeout` passes; its last value.
 inline bool wait_until(const std::function<bool()>& condition, clock::duration timeout, clock::duration period = 20ms) {
     const auto deadline = clock::now() + timeout;
@@ -141,15 +156,16 @@ inline bool current_test_passing() {
 /// output if the test failed.
 class server : public demo_test::server_process {
 public:
-    explicit server(std::vector<std::string> args) : server_process(demo_binary(), std::move(args)) {}
+    explicit server(std::vector<std::string> args) : server_process(demo_binary(), with_timers(std::move(args))) {}
     /// `launcher` runs the server: launcher[0] is the launcher's path, the rest its arguments;
     /// the demo_server binary and `args` follow.
     server(std::vector<std::string> launcher, std::vector<std::string> args)
-        : server_process(launcher.at(0), behind(launcher, std::move(args))) {}
+        : server_process(launcher.at(0), behind(launcher, with_timers(std::move(args)))) {}
     server(const server&) = delete;
     server& operator=(const server&) = delete;
     ~server() {
-        if (!current_test_passing()) std::cerr << "---- demo_server (" << listening_line() << ") stderr:\n" << log() << "----\n";
+        if (!current_test_passing())
+            std::cerr << "---- demo_server --timers=" << timers_mode() << " (" << listening_line() << ") stderr:\n" << log() << "----\n";
     }
 
     /// GET /stats. Throws std::runtime_error if the server does not answer 200 with JSON.

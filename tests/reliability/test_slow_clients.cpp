@@ -135,7 +135,8 @@ void check_dropped_by_heartbeat(server& srv, const stats_doc& before, clock::tim
     const auto after = srv.stats();
     BOOST_TEST(after.integer("closed.dead_peer") - before.integer("closed.dead_peer") == 1);
     BOOST_TEST(after.integer("closed.idle") == before.integer("closed.idle"));
-    BOOST_TEST(after.integer("wheel.pings_sent") > before.integer("wheel.pings_sent"));
+    // The wheel counts the pings it asked for; asio mode's per-connection timers count none.
+    if (timers_mode() == "wheel") BOOST_TEST(after.integer("wheel.pings_sent") > before.integer("wheel.pings_sent"));
 }
 
 }  // namespace
