@@ -139,13 +139,8 @@ private:
         return duration(wheel_->resolve(heard_, now.count()));
     }
 
-    // Arms for `at`, but looks again before an activity mark could age out of the wheel's
-    // ring (only intervals longer than max_mark_age() ticks pay for this).
-    void arm(duration at, duration now) {
-        const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(Wheel::max_mark_age());
-        if (at - now > horizon) at = now + horizon;
-        wheel_->schedule_tick(node_, wheel_->tick_at_or_after(at));
-    }
+    // Arms for `at` (sooner if `heard_` could age out of the wheel's ring before then).
+    void arm(duration at, duration now) { wheel_->schedule_check(node_, at, now); }
 
     // While a ping is unanswered, look again at the pong deadline, or one ping interval from
     // now if that is sooner: an answer only becomes visible at a check, and waiting for the

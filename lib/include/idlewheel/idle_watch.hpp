@@ -191,17 +191,14 @@ private:
             node_.cancel();
             return;
         }
-        // Look again before an activity mark could age out of the wheel's ring (only idle
-        // times longer than max_mark_age() ticks pay for this, once per that many ticks).
-        const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(Wheel::max_mark_age());
-        next = std::min(next, plus(now, horizon));
-        wheel_->schedule_tick(node_, wheel_->tick_at_or_after(next));
+        wheel_->schedule_check(node_, next, now);  // sooner if a mark could age out first
     }
 
     // The wheel entry came due: report every kind that has been quiet for its full time.
     void check() {
         if (!running_) return;
         const duration now = wheel_->wake_elapsed();
+        settle();  // marks of closed epochs become times once, not at every due() below
         bool destroyed = false;
         struct watch_destruction {  // also when the handler throws
             basic_idle_watch* self;

@@ -243,6 +243,15 @@ public:
     /// The first tick that starts at or after elapsed time `e` (round up: never early).
     [[nodiscard]] tick_type tick_at_or_after(duration e) const noexcept;
 
+    /// Schedules a watch's node to look again at elapsed time `at`, or sooner: no later than
+    /// max_mark_age() ticks after `now`, so the marks it holds still resolve exactly then
+    /// (only waits longer than that pay for an extra look, once per that many ticks).
+    void schedule_check(timer_node& node, duration at, duration now) {
+        const auto horizon = tick_ * static_cast<typename duration::rep>(max_mark_age());
+        if (at - now > horizon) at = now + horizon;
+        schedule_tick(node, tick_at_or_after(at));
+    }
+
     /// Counts a liveness outcome in stats().
     void count(detail::liveness_event e) noexcept { ++counters_.events[static_cast<unsigned>(e)]; }
 
