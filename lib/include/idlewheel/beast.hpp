@@ -25,6 +25,10 @@
 //    in flight" flag and skip send_ping while it is set. Do not report your pings to an
 //    idle_watch as writes (on_write()): all-idle would then never fire (Netty's trap too).
 
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+#error "idlewheel/beast.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+#endif
+
 #include <idlewheel/heartbeat.hpp>
 
 #include <boost/beast/core/stream_traits.hpp>

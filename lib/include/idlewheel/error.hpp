@@ -3,12 +3,12 @@
 #define IDLEWHEEL_ERROR_HPP
 
 // idlewheel's error codes, in the shape of Beast's core/error.hpp: an enum with its own
-// category, usable wherever a boost::system::error_code goes. Asynchronous results report
+// category, usable wherever an error_code goes (boost::system::error_code, or std::error_code
+// with standalone Asio). Asynchronous results report
 // them; scheduling calls that cannot report through a handler throw
-// boost::system::system_error carrying them.
+// system_error carrying them (idlewheel::system_error: the matching type).
 
-#include <boost/system/error_code.hpp>
-#include <boost/system/system_error.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <string>
 #include <type_traits>
@@ -31,9 +31,15 @@ enum class error {
 };
 
 namespace detail {
-class error_category final : public boost::system::error_category {
+class error_category final : public error_category_base {
 public:
-    constexpr error_category() noexcept : boost::system::error_category(0x1d1e'3bee'5a4c'0001ULL) {}
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+    constexpr error_category() noexcept = default;
+#else
+    // Boost.System compares categories by this id, so copies of the category in different
+    // shared objects still compare equal.
+    constexpr error_category() noexcept : error_category_base(0x1d1e'3bee'5a4c'0001ULL) {}
+#endif
     [[nodiscard]] const char* name() const noexcept override { return "idlewheel"; }
     [[nodiscard]] std::string message(int ev) const override {
         switch (static_cast<error>(ev)) {
@@ -49,24 +55,24 @@ public:
 };
 }  // namespace detail
 
-[[nodiscard]] inline const boost::system::error_category& error_category() noexcept {
+[[nodiscard]] inline const error_category_base& error_category() noexcept {
     static const detail::error_category category;
     return category;
 }
 
-[[nodiscard]] inline boost::system::error_code make_error_code(error e) noexcept {
+[[nodiscard]] inline error_code make_error_code(error e) noexcept {
     return {static_cast<int>(e), error_category()};
 }
 
 namespace detail {
 [[noreturn]] inline void throw_error(error e, const char* what) {
-    throw boost::system::system_error(make_error_code(e), what);
+    throw system_error(make_error_code(e), what);
 }
 }  // namespace detail
 
 }  // namespace idlewheel
 
 template <>
-struct boost::system::is_error_code_enum<idlewheel::error> : std::true_type {};
+struct IDLEWHEEL_ERROR_CODE_ENUM_NAMESPACE::is_error_code_enum<idlewheel::error> : std::true_type {};
 
 #endif

@@ -6,7 +6,7 @@
 // tested exactly and without sleeping:
 //
 //     idlewheel::manual_clock::reset();
-//     boost::asio::io_context io;
+//     net::io_context io;
 //     idlewheel::basic_wheel_timer<idlewheel::manual_clock> wheel(io);
 //     wheel.schedule(50ms, [&] { fired = true; });
 //     idlewheel::manual_clock::advance(49ms); io.poll();   // not yet
@@ -19,7 +19,7 @@
 //
 // The time is one process-wide value, like any clock's now(): tests call reset() first.
 
-#include <boost/asio/wait_traits.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -58,7 +58,7 @@ private:
 // the real wait must be zero: then the reactor checks the timer (against manual_clock::now())
 // on every poll, instead of sleeping for a span of real time that means nothing here.
 template <>
-struct boost::asio::wait_traits<idlewheel::manual_clock> {
+struct idlewheel::net::wait_traits<idlewheel::manual_clock> {
     static idlewheel::manual_clock::duration to_wait_duration(const idlewheel::manual_clock::duration&) {
         return idlewheel::manual_clock::duration::zero();
     }

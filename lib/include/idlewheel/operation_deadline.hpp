@@ -29,7 +29,7 @@
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
-#include <boost/system/error_code.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <chrono>
 
@@ -47,7 +47,7 @@ public:
 
     /// Arms (or re-arms) the deadline `d` from now (from the next tick on a per_tick wheel);
     /// clears expired().
-    /// @throws boost::system::system_error as wheel_timer::schedule does.
+    /// @throws system_error as wheel_timer::schedule does.
     template <class Rep, class Period>
     void expires_after(std::chrono::duration<Rep, Period> d) {
         expired_ = false;
@@ -70,8 +70,8 @@ public:
     /// True once the deadline passed (its callback has run), until the next expires_after().
     [[nodiscard]] bool expired() const noexcept { return expired_; }
     /// make_error_code(cause) if expired(), else success: what the operation's failure means.
-    [[nodiscard]] boost::system::error_code reason() const noexcept {
-        return expired_ ? make_error_code(cause_) : boost::system::error_code{};
+    [[nodiscard]] error_code reason() const noexcept {
+        return expired_ ? make_error_code(cause_) : error_code{};
     }
 
 private:

@@ -11,11 +11,11 @@
 // next tick that has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer
 // wakes every tick, forever, on a thread of its own).
 //
-//     boost::asio::io_context io;
+//     net::io_context io;
 //     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
 //     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
-//     wheel.async_wait(100ms, [](boost::system::error_code ec) { ... });
-//     co_await wheel.async_wait(1s, boost::asio::use_awaitable);
+//     wheel.async_wait(100ms, [](error_code ec) { ... });
+//     co_await wheel.async_wait(1s, net::use_awaitable);
 //     io.run();
 //
 // Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
@@ -55,11 +55,7 @@
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
 
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/basic_waitable_timer.hpp>
-#include <boost/asio/execution_context.hpp>
-#include <boost/system/error_code.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -126,7 +122,7 @@ struct wheel_stats {
     std::uint64_t operation_timeouts = 0; ///< other operation_deadline expiries
 };
 
-template <class Clock, class Executor = boost::asio::any_io_executor>
+template <class Clock, class Executor = net::any_io_executor>
 class basic_wheel_timer final : private detail::wheel_core {
 public:
     using clock_type = Clock;
@@ -140,7 +136,7 @@ public:
 
     /// Binds the wheel to `ctx.get_executor()`.
     template <class ExecutionContext>
-        requires std::is_convertible_v<ExecutionContext&, boost::asio::execution_context&>
+        requires std::is_convertible_v<ExecutionContext&, net::execution_context&>
     explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
         : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
 
@@ -156,14 +152,14 @@ public:
     /// Runs `fn()` once, on the executor, after `delay` (Netty's newTimeout). The callable is
     /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
     /// when the timeout is cancelled.
-    /// @throws boost::system::system_error error::too_many_pending, error::stopped.
+    /// @throws system_error error::too_many_pending, error::stopped.
     template <class Rep, class Period, class F>
         requires std::is_invocable_v<std::decay_t<F>&>
     timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.
-    /// @throws boost::system::system_error error::too_many_pending, error::stopped.
+    /// @throws system_error error::too_many_pending, error::stopped.
     template <class Rep, class Period>
     void schedule(timer_node& node, std::chrono::duration<Rep, Period> delay);
 
@@ -172,10 +168,10 @@ public:
 
     /// Starts an asynchronous wait of `delay` on the wheel.
     ///
-    /// Completion signature: void(boost::system::error_code). The handler is called exactly
+    /// Completion signature: void(error_code). The handler is called exactly
     /// once, and never from inside this function (immediate errors complete as if by post):
     ///  - success: the delay elapsed (or expire_all() ran it ahead of time);
-    ///  - boost::asio::error::operation_aborted: cancelled through the handler's cancellation
+    ///  - net::error::operation_aborted: cancelled through the handler's cancellation
     ///    slot, or dropped by stop() / the wheel's destruction;
     ///  - error::stopped: the wheel was already stopped;
     ///  - error::too_many_pending: max_pending was reached.
@@ -256,7 +252,7 @@ public:
     void count(detail::liveness_event e) noexcept { ++counters_.events[static_cast<unsigned>(e)]; }
 
 private:
-    using asio_timer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Executor>;
+    using asio_timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Executor>;
     struct wake_handler;
     struct continue_handler;
     struct initiate_async_wait;

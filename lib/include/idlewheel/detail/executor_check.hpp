@@ -8,10 +8,7 @@
 // another thread's wheel. Calls made outside any run() (setting up in main() before run(),
 // tests) are allowed, as Asio allows them for its own I/O objects.
 
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/detail/thread_context.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 namespace idlewheel::detail {
 
@@ -19,11 +16,11 @@ namespace idlewheel::detail {
 // cannot tell (an executor type we do not know).
 template <class Executor>
 bool known_not_running_in(const Executor& ex) noexcept {
-    using io_ex = boost::asio::io_context::executor_type;
-    using strand_ex = boost::asio::strand<io_ex>;
+    using io_ex = net::io_context::executor_type;
+    using strand_ex = net::strand<io_ex>;
     if constexpr (std::is_same_v<Executor, io_ex> || std::is_same_v<Executor, strand_ex>) {
         return !ex.running_in_this_thread();
-    } else if constexpr (std::is_same_v<Executor, boost::asio::any_io_executor>) {
+    } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
         if (const auto* e = ex.template target<io_ex>()) return !e->running_in_this_thread();
         if (const auto* s = ex.template target<strand_ex>()) return !s->running_in_this_thread();
         return false;
@@ -34,7 +31,7 @@ bool known_not_running_in(const Executor& ex) noexcept {
 
 template <class Executor>
 bool called_from_foreign_handler(const Executor& ex) noexcept {
-    if (boost::asio::detail::thread_context::top_of_thread_call_stack() == nullptr) return false;
+    if (net::detail::thread_context::top_of_thread_call_stack() == nullptr) return false;
     return known_not_running_in(ex);
 }
 

@@ -10,17 +10,7 @@
 
 #include <idlewheel/detail/wheel_core.hpp>
 
-#include <boost/asio/append.hpp>
-#include <boost/asio/associated_allocator.hpp>
-#include <boost/asio/associated_cancellation_slot.hpp>
-#include <boost/asio/associated_executor.hpp>
-#include <boost/asio/cancellation_type.hpp>
-#include <boost/asio/dispatch.hpp>
-#include <boost/asio/error.hpp>
-#include <boost/asio/execution/outstanding_work.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/prefer.hpp>
-#include <boost/system/error_code.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <memory>
 #include <utility>
@@ -32,7 +22,7 @@ class wait_op final : public timer_entry {
 public:
     template <class H>
     static wait_op& create(H&& handler, const IoExecutor& io_ex) {
-        auto alloc = boost::asio::get_associated_allocator(handler);
+        auto alloc = net::get_associated_allocator(handler);
         op_allocator a(alloc);
         wait_op* p = op_traits::allocate(a, 1);
         try {
@@ -50,36 +40,36 @@ public:
     }
 
     // Completes with `ec` as if by post (never inside the caller's frame).
-    void complete_posted(boost::system::error_code ec) { finish(ec, /*posted=*/true, /*clear_slot=*/true); }
+    void complete_posted(error_code ec) { finish(ec, /*posted=*/true, /*clear_slot=*/true); }
 
     template <class H>
     wait_op(H&& handler, const IoExecutor& io_ex)
         : timer_entry(kind::wait, &act),
           handler_(std::forward<H>(handler)),
-          work_(boost::asio::prefer(boost::asio::get_associated_executor(handler_, io_ex),
-                                    boost::asio::execution::outstanding_work.tracked)),
-          slot_(boost::asio::get_associated_cancellation_slot(handler_)) {}
+          work_(net::prefer(net::get_associated_executor(handler_, io_ex),
+                                    net::execution::outstanding_work.tracked)),
+          slot_(net::get_associated_cancellation_slot(handler_)) {}
 
 private:
-    using handler_allocator = boost::asio::associated_allocator_t<Handler>;
+    using handler_allocator = net::associated_allocator_t<Handler>;
     using op_allocator = typename std::allocator_traits<handler_allocator>::template rebind_alloc<wait_op>;
     using op_traits = std::allocator_traits<op_allocator>;
-    using work_type = std::decay_t<decltype(boost::asio::prefer(
-        std::declval<boost::asio::associated_executor_t<Handler, IoExecutor>>(),
-        boost::asio::execution::outstanding_work.tracked))>;
+    using work_type = std::decay_t<decltype(net::prefer(
+        std::declval<net::associated_executor_t<Handler, IoExecutor>>(),
+        net::execution::outstanding_work.tracked))>;
 
     // Lives in the handler's cancellation slot. Timer waits have no side effects, so every
     // cancellation type (terminal, partial, total) is honoured, as for Asio's timers.
     struct cancel_handler {
         wait_op* op;
-        void operator()(boost::asio::cancellation_type_t type) {
-            if (op == nullptr || (type & (boost::asio::cancellation_type::terminal | boost::asio::cancellation_type::partial |
-                                          boost::asio::cancellation_type::total)) == boost::asio::cancellation_type::none)
+        void operator()(net::cancellation_type_t type) {
+            if (op == nullptr || (type & (net::cancellation_type::terminal | net::cancellation_type::partial |
+                                          net::cancellation_type::total)) == net::cancellation_type::none)
                 return;
             wait_op* o = std::exchange(op, nullptr);  // a second emit finds nothing to do
             if (o->core() == nullptr || !o->core()->cancel(*o)) return;
             // We are running inside the slot: it must not be cleared from here.
-            o->finish(boost::asio::error::operation_aborted, /*posted=*/true, /*clear_slot=*/false);
+            o->finish(net::error::operation_aborted, /*posted=*/true, /*clear_slot=*/false);
         }
     };
 
@@ -88,27 +78,27 @@ private:
         if (a == entry_action::fire)
             self.finish({}, /*posted=*/false, /*clear_slot=*/true);
         else
-            self.finish(boost::asio::error::operation_aborted, /*posted=*/true, /*clear_slot=*/true);
+            self.finish(net::error::operation_aborted, /*posted=*/true, /*clear_slot=*/true);
     }
 
-    void finish(boost::system::error_code ec, bool posted, bool clear_slot) {
+    void finish(error_code ec, bool posted, bool clear_slot) {
         if (clear_slot && slot_.is_connected()) slot_.clear();
         Handler handler(std::move(handler_));
         work_type work(std::move(work_));
-        op_allocator a(boost::asio::get_associated_allocator(handler));
+        op_allocator a(net::get_associated_allocator(handler));
         op_traits::destroy(a, this);
         op_traits::deallocate(a, this, 1);
         // The memory is free before the upcall. Expiry runs on the wheel's executor, outside
         // any initiating function, so dispatch is allowed there; errors and cancellations post.
         if (posted)
-            boost::asio::post(work, boost::asio::append(std::move(handler), ec));
+            net::post(work, handler_with_arg<Handler, error_code>{std::move(handler), ec});
         else
-            boost::asio::dispatch(work, boost::asio::append(std::move(handler), ec));
+            net::dispatch(work, handler_with_arg<Handler, error_code>{std::move(handler), ec});
     }
 
     Handler handler_;
     work_type work_;
-    boost::asio::cancellation_slot slot_;
+    net::cancellation_slot slot_;
 };
 
 }  // namespace idlewheel::detail

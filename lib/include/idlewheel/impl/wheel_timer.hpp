@@ -2,8 +2,7 @@
 #ifndef IDLEWHEEL_IMPL_WHEEL_TIMER_HPP
 #define IDLEWHEEL_IMPL_WHEEL_TIMER_HPP
 
-#include <boost/asio/error.hpp>
-#include <boost/asio/post.hpp>
+#include <idlewheel/detail/asio.hpp>
 
 #include <algorithm>
 #include <cassert>
@@ -47,8 +46,8 @@ struct basic_wheel_timer<Clock, Executor>::wake_handler {
     std::weak_ptr<basic_wheel_timer*> life;
     std::uint64_t generation;
 
-    void operator()(const boost::system::error_code& ec) const {
-        if (ec == boost::asio::error::operation_aborted) return;
+    void operator()(const error_code& ec) const {
+        if (ec == net::error::operation_aborted) return;
         basic_wheel_timer* self = nullptr;
         if (auto alive = life.lock()) self = *alive;
         if (self == nullptr || generation != self->generation_) return;
@@ -80,8 +79,8 @@ struct basic_wheel_timer<Clock, Executor>::initiate_async_wait {
 
     template <class Handler>
     void operator()(Handler&& handler, duration delay) const {
-        static_assert(std::is_invocable_v<std::decay_t<Handler>&, boost::system::error_code>,
-                      "idlewheel::wheel_timer::async_wait: the handler must be callable as void(boost::system::error_code)");
+        static_assert(std::is_invocable_v<std::decay_t<Handler>&, error_code>,
+                      "idlewheel::wheel_timer::async_wait: the handler must be callable as void(error_code)");
         self->check_executor();
         using op = detail::wait_op<std::decay_t<Handler>, Executor>;
         op& o = op::create(std::forward<Handler>(handler), self->get_executor());
@@ -177,7 +176,7 @@ void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_ty
 template <class Clock, class Executor>
 template <class Rep, class Period, class Token>
 auto basic_wheel_timer<Clock, Executor>::async_wait(std::chrono::duration<Rep, Period> delay, Token&& token) {
-    return boost::asio::async_initiate<Token, void(boost::system::error_code)>(
+    return net::async_initiate<Token, void(error_code)>(
         initiate_async_wait{this}, token, detail::saturating_ceil<duration>(delay));
 }
 
@@ -369,7 +368,7 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
     if (!batch_empty()) {
         if (!continuation_posted_) {
             continuation_posted_ = true;
-            boost::asio::post(timer_.get_executor(), continue_handler{life_});
+            net::post(timer_.get_executor(), continue_handler{life_});
         }
         return;
     }
