@@ -192,17 +192,19 @@ std::string server::stats_json() const {
         messages += c.messages.load(std::memory_order_relaxed);
         bytes += c.bytes.load(std::memory_order_relaxed);
         rearms += c.timer_rearms.load(std::memory_order_relaxed);
-        const auto s = w->snapshot().wheel;
+        const auto snap = w->snapshot();
+        const auto& s = snap.wheel;
+        const auto& l = snap.liveness;
         pending += s.pending;
         wakeups += s.wakeups;
         idle_wakeups += s.idle_wakeups;
         scheduled += s.scheduled;
         expired += s.expired;
         cancelled += s.cancelled;
-        reader_idle += s.reader_idle;
-        pings += s.pings_sent;
-        dead += s.dead_peers;
-        handshakes += s.handshake_timeouts;
+        reader_idle += l.reader_idle;
+        pings += l.pings_sent;
+        dead += l.dead_peers;
+        handshakes += l.handshake_timeouts;
         worst_ns = std::max<std::int64_t>(worst_ns, s.worst_lateness.count());
     }
     open["tcp"] = open_by_kind[static_cast<unsigned>(session_kind::tcp)];

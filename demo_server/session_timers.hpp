@@ -93,20 +93,22 @@ private:
     worker& worker_;
     Session& session_;
     idlewheel::idle_watch idle_{worker_.wheel, idlewheel::idle_member<&wheel_timers::on_idle>(this),
-                                {.reader = worker_.cfg.idle_timeout}};
+                                {.reader = worker_.cfg.idle_timeout}, &worker_.liveness};
     [[no_unique_address]] std::conditional_t<WebSocket, idlewheel::operation_deadline, absent> deadline_{make_deadline()};
     [[no_unique_address]] std::conditional_t<WebSocket, idlewheel::heartbeat, absent> heartbeat_{make_heartbeat()};
 
     // Guaranteed copy elision builds the (immovable) members in place.
     auto make_deadline() {
         if constexpr (WebSocket)
-            return idlewheel::operation_deadline{worker_.wheel, idlewheel::call_member<&wheel_timers::on_deadline>(this)};
+            return idlewheel::operation_deadline{worker_.wheel, idlewheel::call_member<&wheel_timers::on_deadline>(this),
+                                                 idlewheel::error::operation_timeout, &worker_.liveness};
         else
             return absent{};
     }
     auto make_heartbeat() {
         if constexpr (WebSocket)
-            return idlewheel::heartbeat{worker_.wheel, idlewheel::heartbeat_member<&wheel_timers::on_heartbeat>(this)};
+            return idlewheel::heartbeat{worker_.wheel, idlewheel::heartbeat_member<&wheel_timers::on_heartbeat>(this), {},
+                                        &worker_.liveness};
         else
             return absent{};
     }

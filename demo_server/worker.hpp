@@ -4,6 +4,7 @@
 
 #include "config.hpp"
 
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -66,6 +67,7 @@ struct alignas(64) worker_counters {
 // only be touched there) and read by /stats under the mutex.
 struct timer_snapshot {
     idlewheel::wheel_stats wheel;
+    idlewheel::liveness_stats liveness;
 };
 
 // What the worker can ask of every live session, whatever its kind and timer mode.
@@ -127,6 +129,7 @@ public:
     const unsigned index;
     asio::io_context io{1};
     idlewheel::wheel_timer wheel;  // used in --timers=wheel mode; idle (never armed) otherwise
+    idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
     worker_counters counters;
     bool stopping = false;  // on the worker's thread
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
@@ -136,6 +139,7 @@ private:
         {
             std::lock_guard lock(snapshot_mutex_);
             snapshot_.wheel = wheel.stats();
+            snapshot_.liveness = liveness;
         }
         if (stopping) return;
         snapshot_timer_.expires_after(std::chrono::milliseconds(250));

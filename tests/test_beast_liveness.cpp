@@ -93,8 +93,10 @@ public:
     ws_echo::server_counters counters() {
         return call([this] { return server_.counters(); });
     }
-    idlewheel::wheel_stats stats() {
-        return call([this] { return server_.wheel().stats(); });
+    // The wheel's counters and the sessions' liveness outcomes, side by side.
+    struct both_stats : idlewheel::wheel_stats, idlewheel::liveness_stats {};
+    both_stats stats() {
+        return call([this] { return both_stats{server_.wheel().stats(), server_.liveness()}; });
     }
 
     // Polls the counters until done(counters) holds; false after `patience`.

@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(a_ping_after_ping_interval_of_silence) {
             BOOST_TEST_CONTEXT("interval " << interval << " ms, started at " << phase << " ms") {
                 scene s;
                 recorder rec(s);
-                heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = ms(interval), .pong_timeout = 100ms});
+                heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = ms(interval), .pong_timeout = 100ms}, &s.live);
                 BOOST_TEST(name(hb.current()) == name(state::stopped));
                 s.step_to(phase);
                 hb.start();
@@ -106,8 +106,8 @@ BOOST_AUTO_TEST_CASE(a_ping_after_ping_interval_of_silence) {
                 BOOST_TEST(rec.events[0].at - phase >= interval);
                 BOOST_TEST(rec.events[0].at - phase < interval + tick_ms);
                 BOOST_TEST(name(hb.current()) == name(state::awaiting_pong));
-                BOOST_TEST(s.wheel.stats().pings_sent == 1U);
-                BOOST_TEST(s.wheel.stats().dead_peers == 0U);
+                BOOST_TEST(s.live.pings_sent == 1U);
+                BOOST_TEST(s.live.dead_peers == 0U);
             }
         }
     }
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(inbound_postpones_the_ping) {
         BOOST_TEST_CONTEXT("inbound at " << 150 + phase << " ms") {
             scene s;
             recorder rec(s);
-            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 200ms, .pong_timeout = 100ms});
+            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 200ms, .pong_timeout = 100ms}, &s.live);
             hb.start();
             const std::int64_t inbound = 150 + phase;
             s.step_to(inbound + 200 + tick_ms, [&](std::int64_t t) {
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(a_pong_returns_to_waiting_and_the_next_ping_is_an_interval_
         BOOST_TEST_CONTEXT("pong " << pong_delay << " ms after the ping") {
             scene s;
             recorder rec(s);
-            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 500ms});
+            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 500ms}, &s.live);
             hb.start();
             s.step_to(1000);
             BOOST_TEST_REQUIRE(rec.times(heartbeat_event::send_ping) == (at_ms{1000}), boost::test_tools::per_element());
@@ -159,8 +159,8 @@ BOOST_AUTO_TEST_CASE(a_pong_returns_to_waiting_and_the_next_ping_is_an_interval_
             if (pong_delay != 0) BOOST_TEST(pings[1] - pong < 1000 + tick_ms);
             BOOST_TEST(name(hb.current()) == name(state::awaiting_pong));
             BOOST_TEST(rec.times(heartbeat_event::peer_dead).empty());
-            BOOST_TEST(s.wheel.stats().pings_sent == 2U);
-            BOOST_TEST(s.wheel.stats().dead_peers == 0U);
+            BOOST_TEST(s.live.pings_sent == 2U);
+            BOOST_TEST(s.live.dead_peers == 0U);
         }
     }
 }
@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(a_pong_returns_to_waiting_and_the_next_ping_is_an_interval_
 // waiting for the whole pong timeout, and the silence after the pong gets its ping on time.
 BOOST_FIXTURE_TEST_CASE(the_next_ping_comes_on_time_when_the_interval_is_shorter_than_the_pong_timeout,
                         heartbeat_fixture) {
-    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 100ms, .pong_timeout = 500ms});
+    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 100ms, .pong_timeout = 500ms}, &live);
     hb.start();
     step_to(340, [&](std::int64_t t) {
         if (t == 110 || t == 215) hb.on_inbound();  // pongs 10 ms and 15 ms after the pings
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(no_answer_declares_the_peer_dead_at_ping_plus_pong_timeout)
         BOOST_TEST_CONTEXT("pong_timeout " << pong_timeout << " ms") {
             scene s;
             recorder rec(s);
-            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = ms(pong_timeout)});
+            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = ms(pong_timeout)}, &s.live);
             hb.start();
             s.step_to(1000 + pong_timeout - 1);
             BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{1000}), boost::test_tools::per_element());
@@ -209,8 +209,8 @@ BOOST_AUTO_TEST_CASE(no_answer_declares_the_peer_dead_at_ping_plus_pong_timeout)
             BOOST_TEST(rec.events.size() == 2U);
             BOOST_TEST(name(hb.current()) == name(state::dead));
             BOOST_TEST(s.wheel.pending() == 0U);
-            BOOST_TEST(s.wheel.stats().pings_sent == 1U);
-            BOOST_TEST(s.wheel.stats().dead_peers == 1U);
+            BOOST_TEST(s.live.pings_sent == 1U);
+            BOOST_TEST(s.live.dead_peers == 1U);
             hb.start();  // a new life
             s.step_to(7000);
             BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{1000, 7000}), boost::test_tools::per_element());
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(any_inbound_within_pong_timeout_answers_the_ping) {
         BOOST_TEST_CONTEXT("case " << static_cast<int>(w)) {
             scene s;
             recorder rec(s);
-            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 500ms});
+            heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 500ms}, &s.live);
             // A callback due at the pong deadline's tick, scheduled before the heartbeat re-arms
             // for that tick at the ping, so it runs first in that wake-up (FIFO within a tick).
             struct frame_reader {
@@ -296,9 +296,9 @@ struct ws_session {
     std::int64_t closed_at = -1;
     std::string reason;
     heartbeat_type hb{stage->wheel, idlewheel::heartbeat_member<&ws_session::on_heartbeat>(this),
-                      {.ping_interval = 1s, .pong_timeout = 500ms}};
+                      {.ping_interval = 1s, .pong_timeout = 500ms}, &stage->live};
     idlewheel::basic_idle_watch<wheel_type> idle{stage->wheel, idlewheel::idle_member<&ws_session::on_idle>(this),
-                                                 {.reader = 10s}};
+                                                 {.reader = 10s}, &stage->live};
 };
 
 BOOST_AUTO_TEST_CASE(a_peer_that_answers_pings_is_alive_until_the_idle_watch_closes_it) {
@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(a_peer_that_answers_pings_is_alive_until_the_idle_watch_clo
     BOOST_TEST(silent.reason == "peer dead");
     BOOST_TEST(silent.closed_at == 1500);
     BOOST_TEST(silent.pings == (at_ms{1000}), boost::test_tools::per_element());
-    const auto st = s.wheel.stats();
+    const auto st = s.live;
     BOOST_TEST(st.pings_sent == 10U);
     BOOST_TEST(st.dead_peers == 1U);
     BOOST_TEST(st.reader_idle == 1U);
@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(application_messages_answer_pings_and_keep_the_session_open
     });
     BOOST_TEST(chatty.closed_at == -1);
     BOOST_TEST(chatty.pings.size() == 12U);  // each silence of 1 s gets a ping, which the next message answers
-    BOOST_TEST(s.wheel.stats().dead_peers == 0U);
+    BOOST_TEST(s.live.dead_peers == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -340,7 +340,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(control)
 
 BOOST_FIXTURE_TEST_CASE(stop_and_start, heartbeat_fixture) {
-    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 300ms});
+    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 300ms}, &live);
     hb.start();
     step_to(900);
     hb.stop();  // before the ping
@@ -357,7 +357,7 @@ BOOST_FIXTURE_TEST_CASE(stop_and_start, heartbeat_fixture) {
     hb.stop();  // while awaiting the pong: no death
     step_to(6000);
     BOOST_TEST(rec.events.size() == 1U);
-    BOOST_TEST(wheel.stats().dead_peers == 0U);
+    BOOST_TEST(live.dead_peers == 0U);
     hb.stop();  // idempotent
     BOOST_TEST(name(hb.current()) == name(state::stopped));
 }
@@ -367,7 +367,7 @@ struct reacting_session {
     enum class reaction { stop, restart, destroy };
     reacting_session(scene& s, reaction r) : stage(&s), on_ping(r) {
         hb.emplace(s.wheel, idlewheel::heartbeat_member<&reacting_session::on_heartbeat>(this),
-                   heartbeat_options{.ping_interval = 100ms, .pong_timeout = 50ms});
+                   heartbeat_options{.ping_interval = 100ms, .pong_timeout = 50ms}, &s.live);
         hb->start();
     }
     void on_heartbeat(heartbeat_event e) {
@@ -393,7 +393,7 @@ BOOST_AUTO_TEST_CASE(the_handler_may_stop_restart_or_destroy_its_heartbeat) {
                 // Every ping restarts the wait: a ping every 100 ms, never a death.
                 BOOST_TEST(session.events.size() == 10U);
                 for (const auto& b : session.events) BOOST_TEST(name(b.event) == name(heartbeat_event::send_ping));
-                BOOST_TEST(s.wheel.stats().dead_peers == 0U);
+                BOOST_TEST(s.live.dead_peers == 0U);
             } else {
                 BOOST_TEST_REQUIRE(session.events.size() == 1U);
                 BOOST_TEST(session.events[0].at == 100);
@@ -431,7 +431,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(options)
 
 BOOST_FIXTURE_TEST_CASE(pong_timeout_must_be_positive_when_enabled, heartbeat_fixture) {
-    const auto make = [this](const heartbeat_options& o) { heartbeat_type hb(wheel, rec.handler(), o); };
+    const auto make = [this](const heartbeat_options& o) { heartbeat_type hb(wheel, rec.handler(), o, &live); };
     BOOST_CHECK_THROW(make({.ping_interval = 1s, .pong_timeout = 0s}), std::invalid_argument);
     BOOST_CHECK_THROW(make({.ping_interval = 1s, .pong_timeout = -1ms}), std::invalid_argument);
     BOOST_CHECK_THROW(make({.ping_interval = 1ns}), std::invalid_argument);
@@ -439,7 +439,7 @@ BOOST_FIXTURE_TEST_CASE(pong_timeout_must_be_positive_when_enabled, heartbeat_fi
     BOOST_CHECK_NO_THROW(make({.ping_interval = 1s, .pong_timeout = 1ns}));
 
     // A rejected set_options leaves the heartbeat as it was.
-    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 300ms, .pong_timeout = 100ms});
+    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 300ms, .pong_timeout = 100ms}, &live);
     hb.start();
     BOOST_CHECK_THROW(hb.set_options({.ping_interval = 50ms, .pong_timeout = 0ms}), std::invalid_argument);
     hb.start();
@@ -452,7 +452,7 @@ BOOST_AUTO_TEST_CASE(ping_interval_zero_disables_the_heartbeat) {
     for (const heartbeat_options o : {heartbeat_options{}, heartbeat_options{.pong_timeout = 1s, .jitter = 1s}}) {
         scene s;
         recorder rec(s);
-        heartbeat_type hb(s.wheel, rec.handler(), o);
+        heartbeat_type hb(s.wheel, rec.handler(), o, &s.live);
         hb.start();
         BOOST_TEST(name(hb.current()) == name(state::stopped));
         BOOST_TEST(s.wheel.pending() == 0U);
@@ -460,12 +460,12 @@ BOOST_AUTO_TEST_CASE(ping_interval_zero_disables_the_heartbeat) {
             if (t == 5000) hb.on_inbound();
         });
         BOOST_TEST(rec.events.empty());
-        BOOST_TEST(s.wheel.stats().pings_sent == 0U);
+        BOOST_TEST(s.live.pings_sent == 0U);
     }
     // Disabling a running heartbeat: set_options, then start() (options apply from start()).
     scene s;
     recorder rec(s);
-    heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1s, .pong_timeout = 500ms});
+    heartbeat_type hb(s.wheel, rec.handler(), {.ping_interval = 1s, .pong_timeout = 500ms}, &s.live);
     hb.start();
     s.step_to(500);
     hb.set_options({});
@@ -478,7 +478,7 @@ BOOST_AUTO_TEST_CASE(ping_interval_zero_disables_the_heartbeat) {
 
 // "The times apply from the next start()": a running heartbeat keeps its schedule until then.
 BOOST_FIXTURE_TEST_CASE(new_times_apply_from_the_next_start, heartbeat_fixture) {
-    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 400ms});
+    heartbeat_type hb(wheel, rec.handler(), {.ping_interval = 1000ms, .pong_timeout = 400ms}, &live);
     hb.start();
     step_to(500);
     hb.set_options({.ping_interval = 2000ms, .pong_timeout = 100ms});
@@ -501,7 +501,7 @@ BOOST_AUTO_TEST_SUITE(jitter)
 // ping in one tick.
 struct pinging_session {
     pinging_session(scene& s, const heartbeat_options& o)
-        : stage(&s), hb(s.wheel, idlewheel::heartbeat_member<&pinging_session::on_heartbeat>(this), o) {}
+        : stage(&s), hb(s.wheel, idlewheel::heartbeat_member<&pinging_session::on_heartbeat>(this), o, &s.live) {}
     void on_heartbeat(heartbeat_event e) {
         if (e == heartbeat_event::send_ping) pings.push_back(stage->now_ms());
     }
@@ -545,7 +545,7 @@ BOOST_AUTO_TEST_CASE(jitter_spreads_the_pings_of_sessions_opened_together) {
             BOOST_TEST(wrong == 0U);
             BOOST_TEST(out_of_range == 0U);
             BOOST_TEST(off_offset == 0U);
-            BOOST_TEST(s.wheel.stats().pings_sent == sessions);
+            BOOST_TEST(s.live.pings_sent == sessions);
             if (jitter == 0) {
                 BOOST_TEST(ticks.size() == 1U);
                 BOOST_TEST(*ticks.begin() == ceil_to_tick(start + 1000));

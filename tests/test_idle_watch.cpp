@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(activity_within_T_postpones_the_report_exactly) {
 // With nothing at all, a watch started at 0 reports at exactly T (a tick boundary) and then
 // every T: the first report of the stretch with first == true, the repeats with false.
 BOOST_FIXTURE_TEST_CASE(reports_repeat_every_period_until_activity, idle_fixture) {
-    watch_type w(wheel, rec.handler(), {.reader = 100ms});
+    watch_type w(wheel, rec.handler(), {.reader = 100ms}, &live);
     w.start();
     step_to(99);
     BOOST_TEST(rec.events.empty());
@@ -198,7 +198,7 @@ BOOST_FIXTURE_TEST_CASE(reports_repeat_every_period_until_activity, idle_fixture
     step_to(600);
     BOOST_TEST(rec.times(idle_kind::reader) == (at_ms{100, 200, 300, 450, 550}), boost::test_tools::per_element());
     BOOST_TEST(rec.firsts(idle_kind::reader) == (flags{true, false, false, true, false}), boost::test_tools::per_element());
-    BOOST_TEST(wheel.stats().reader_idle == 5U);
+    BOOST_TEST(live.reader_idle == 5U);
 }
 
 // The worst on-time case: activity right after the wheel's wake-up at a boundary (the same
@@ -242,16 +242,16 @@ BOOST_FIXTURE_TEST_CASE(reader_and_writer_idle_are_independent, idle_fixture) {
 
 // All-idle is postponed by either kind: reads for a while, then writes, then nothing.
 BOOST_FIXTURE_TEST_CASE(all_idle_is_postponed_by_reads_and_by_writes, idle_fixture) {
-    watch_type w(wheel, rec.handler(), {.all = 100ms});
+    watch_type w(wheel, rec.handler(), {.all = 100ms}, &live);
     w.start();
     step_to(600, [&](std::int64_t t) {
         if (t <= 300 && t % 90 == 0) w.on_read();
         if (t > 300 && t <= 500 && t % 90 == 0) w.on_write();  // 360, 450
     });
     BOOST_TEST(rec.times(idle_kind::all) == (at_ms{550}), boost::test_tools::per_element());
-    BOOST_TEST(wheel.stats().all_idle == 1U);
-    BOOST_TEST(wheel.stats().reader_idle == 0U);
-    BOOST_TEST(wheel.stats().writer_idle == 0U);
+    BOOST_TEST(live.all_idle == 1U);
+    BOOST_TEST(live.reader_idle == 0U);
+    BOOST_TEST(live.writer_idle == 0U);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_kind_set_to_zero_is_off, idle_fixture) {
@@ -301,13 +301,13 @@ BOOST_AUTO_TEST_CASE(write_progress_counts_only_with_observe_output) {
 }
 
 BOOST_FIXTURE_TEST_CASE(stats_count_each_kind, idle_fixture) {
-    watch_type w(wheel, rec.handler(), {.reader = 100ms, .writer = 150ms, .all = 200ms});
+    watch_type w(wheel, rec.handler(), {.reader = 100ms, .writer = 150ms, .all = 200ms}, &live);
     w.start();
     step_to(400);
     BOOST_TEST(rec.times(idle_kind::reader) == (at_ms{100, 200, 300, 400}), boost::test_tools::per_element());
     BOOST_TEST(rec.times(idle_kind::writer) == (at_ms{150, 300}), boost::test_tools::per_element());
     BOOST_TEST(rec.times(idle_kind::all) == (at_ms{200, 400}), boost::test_tools::per_element());
-    const auto st = wheel.stats();
+    const auto st = live;
     BOOST_TEST(st.reader_idle == 4U);
     BOOST_TEST(st.writer_idle == 2U);
     BOOST_TEST(st.all_idle == 2U);
@@ -365,7 +365,7 @@ struct reacting_session {
     enum class reaction { none, stop, reset, destroy };
 
     reacting_session(scene& s, const idle_options& o, reaction r) : stage(&s), on_report(r) {
-        watch.emplace(s.wheel, idlewheel::idle_member<&reacting_session::on_idle>(this), o);
+        watch.emplace(s.wheel, idlewheel::idle_member<&reacting_session::on_idle>(this), o, &s.live);
         watch->start();
     }
     void on_idle(idle_kind kind, bool first) {
@@ -409,7 +409,7 @@ BOOST_AUTO_TEST_CASE(the_handler_may_stop_reset_or_destroy_its_watch) {
             BOOST_TEST(resetter.events[i].at == static_cast<std::int64_t>(100 * (i + 1)));
             BOOST_TEST(resetter.events[i].first);  // a reset starts a new stretch each time
         }
-        BOOST_TEST(s.wheel.stats().reader_idle == 3U);
+        BOOST_TEST(s.live.reader_idle == 3U);
     }
     {
         scene s;
@@ -420,9 +420,9 @@ BOOST_AUTO_TEST_CASE(the_handler_may_stop_reset_or_destroy_its_watch) {
         BOOST_TEST(name(closing.events[0].kind) == name(idle_kind::reader));
         BOOST_TEST(!closing.watch.has_value());
         BOOST_TEST(bystander.events.size() == 9U);  // three kinds at 100, 200, 300
-        BOOST_TEST(s.wheel.stats().reader_idle == 4U);
-        BOOST_TEST(s.wheel.stats().writer_idle == 3U);
-        BOOST_TEST(s.wheel.stats().all_idle == 3U);
+        BOOST_TEST(s.live.reader_idle == 4U);
+        BOOST_TEST(s.live.writer_idle == 3U);
+        BOOST_TEST(s.live.all_idle == 3U);
     }
 }
 
@@ -687,7 +687,7 @@ public:
             idle_[i] = check_.idle_times[rng() % check_.idle_times.size()];
         }
         for (std::size_t i = 0; i < n; ++i) {
-            sessions_.emplace_back(s.wheel, *this, static_cast<std::uint32_t>(i), only(check_.kind, idle_[i]));
+            sessions_.emplace_back(s, *this, static_cast<std::uint32_t>(i), only(check_.kind, idle_[i]));
             sessions_.back().watch.start();
         }
 
@@ -719,7 +719,7 @@ public:
             if (check_.duration_ms >= reference(i) + idle_[i] + check_.bound)
                 problem(result_.missing, i, check_.duration_ms, "missing report at the end");
         }
-        const auto st = s.wheel.stats();
+        const auto st = s.live;
         stats_reports_ = st.reader_idle + st.writer_idle + st.all_idle;
         sessions_.clear();  // before the scene's wheel
         return result_;
@@ -729,8 +729,8 @@ public:
 
 private:
     struct session {
-        session(wheel_type& w, model_run& m, std::uint32_t i, const idle_options& o)
-            : run(&m), id(i), watch(w, idlewheel::idle_member<&session::on_idle>(this), o) {}
+        session(scene& s, model_run& m, std::uint32_t i, const idle_options& o)
+            : run(&m), id(i), watch(s.wheel, idlewheel::idle_member<&session::on_idle>(this), o, &s.live) {}
         void on_idle(idle_kind kind, bool first) { run->report(id, kind, first); }
 
         model_run* run;

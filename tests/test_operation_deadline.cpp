@@ -37,7 +37,7 @@ std::chrono::milliseconds ms(std::int64_t n) { return std::chrono::milliseconds(
 // The session that owns a deadline: records when its "operation is late" callback ran.
 struct session {
     explicit session(scene& s, idlewheel::error cause = idlewheel::error::operation_timeout)
-        : stage(&s), deadline(std::in_place, s.wheel, idlewheel::call_member<&session::on_late>(this), cause) {}
+        : stage(&s), deadline(std::in_place, s.wheel, idlewheel::call_member<&session::on_late>(this), cause, &s.live) {}
 
     void on_late() {
         late.push_back(stage->now_ms());
@@ -86,8 +86,8 @@ BOOST_AUTO_TEST_CASE(expires_at_T_never_early_at_most_one_tick_late) {
                 BOOST_TEST(op.expired_in_callback);
                 BOOST_TEST(op.deadline->expired());
                 BOOST_TEST(!op.deadline->armed());
-                BOOST_TEST(s.wheel.stats().operation_timeouts == 1U);
-                BOOST_TEST(s.wheel.stats().handshake_timeouts == 0U);
+                BOOST_TEST(s.live.operation_timeouts == 1U);
+                BOOST_TEST(s.live.handshake_timeouts == 0U);
             }
         }
     }
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(cancel_before_T_prevents_it_and_returns_true) {
             BOOST_TEST(op.late.empty());
             BOOST_TEST(!op.deadline->expired());
             BOOST_TEST(!op.deadline->reason());
-            BOOST_TEST(s.wheel.stats().operation_timeouts == 0U);
+            BOOST_TEST(s.live.operation_timeouts == 0U);
         }
     }
     // Never armed: nothing to cancel.
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(cancel_after_expiry_returns_false_and_reason_tells_the_caus
             const error_code ec = op.deadline->reason();
             BOOST_TEST(ec == make_error_code(cause));
             BOOST_TEST((ec.category() == idlewheel::error_category()));
-            const auto st = s.wheel.stats();
+            const auto st = s.live;
             BOOST_TEST(st.handshake_timeouts == (cause == idlewheel::error::handshake_timeout ? 1U : 0U));
             BOOST_TEST(st.operation_timeouts == (cause == idlewheel::error::operation_timeout ? 1U : 0U));
         }
@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(stats_count_by_cause) {
     s.step_to(150);
     BOOST_TEST(read3.deadline->cancel());  // completed in time: not counted
     s.step_to(300);
-    const auto st = s.wheel.stats();
+    const auto st = s.live;
     BOOST_TEST(st.handshake_timeouts == 2U);
     BOOST_TEST(st.operation_timeouts == 2U);
     BOOST_TEST(st.reader_idle + st.writer_idle + st.all_idle + st.pings_sent + st.dead_peers == 0U);
@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(expires_after_again_resets_expired_and_arms_from_now) {
     s.step_to(300);
     BOOST_TEST(op.late == (at_ms{100, 180}), boost::test_tools::per_element());
     BOOST_TEST(op.deadline->expired());
-    BOOST_TEST(s.wheel.stats().handshake_timeouts == 2U);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
 }
 
 // Re-arming a pending deadline replaces it (shorter or longer): it runs once, at the new time.
@@ -256,7 +256,7 @@ BOOST_AUTO_TEST_CASE(destroyed_while_armed_it_never_calls_back) {
     s.step_to(1000);
     BOOST_TEST(op.late.empty());
     BOOST_TEST(other.late == (at_ms{100}), boost::test_tools::per_element());
-    BOOST_TEST(s.wheel.stats().operation_timeouts == 1U);
+    BOOST_TEST(s.live.operation_timeouts == 1U);
     BOOST_TEST(s.wheel.stats().cancelled == 1U);
 }
 
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(destroyed_in_its_own_callback_or_by_a_neighbour_of_its_batc
     BOOST_TEST(!first.deadline.has_value());
     BOOST_TEST(!second.has_value());
     BOOST_TEST(s.wheel.pending() == 0U);
-    BOOST_TEST(s.wheel.stats().operation_timeouts == 1U);
+    BOOST_TEST(s.live.operation_timeouts == 1U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

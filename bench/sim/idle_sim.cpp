@@ -218,7 +218,6 @@ idlewheel::wheel_stats minus(const idlewheel::wheel_stats& a, const idlewheel::w
     d.expired -= b.expired;
     d.wakeups -= b.wakeups;
     d.idle_wakeups -= b.idle_wakeups;
-    d.reader_idle -= b.reader_idle;
     d.ticks_advanced -= b.ticks_advanced;
     return d;
 }

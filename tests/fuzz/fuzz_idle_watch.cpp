@@ -30,7 +30,7 @@
 //
 // The handler of a watch may act once per handler_action operation: stop, destroy or reset
 // itself, change its options, or stop, destroy, start or touch another watch, all from inside
-// the report; the model follows. Reports are also counted against wheel_timer::stats(), and a
+// the report; the model follows. Reports are also counted against the liveness_stats, and a
 // wheel whose watches are all destroyed must have nothing pending.
 //
 // manual_clock::reset() at every input keeps a run deterministic. IDLEWHEEL_FUZZ_TRACE=1 prints
@@ -246,9 +246,9 @@ public:
             step();
             poll_and_check();
         }
-        const auto s = wheel_.stats();
+        const auto& s = live_;
         if (s.reader_idle + s.writer_idle + s.all_idle != reports_)
-            fail("wheel_timer::stats() counts ", s.reader_idle + s.writer_idle + s.all_idle,
+            fail("liveness_stats counts ", s.reader_idle + s.writer_idle + s.all_idle,
                  " idle reports, the handlers saw ", reports_);
         for (unsigned i = 0; i < slots_.size(); ++i) destroy(i);
         poll_and_check();
@@ -382,7 +382,7 @@ private:
         w = watch_slot{};
         contexts_.push_back({this, slot, true});
         w.context = &contexts_.back();
-        w.watch = std::make_unique<watch_type>(wheel_, idlewheel::idle_handler{&harness::on_idle, w.context}, o);
+        w.watch = std::make_unique<watch_type>(wheel_, idlewheel::idle_handler{&harness::on_idle, w.context}, o, &live_);
         w.time = {o.reader, o.writer, o.all};
         w.observe = o.observe_output;
         record({event::what::create, slot, 0, 0, 0, o});
@@ -587,6 +587,7 @@ private:
     manual_clock::time_point origin_;
     boost::asio::io_context io_;
     wheel_type wheel_;
+    idlewheel::liveness_stats live_;
     std::deque<watch_context> contexts_;
     std::vector<watch_slot> slots_;  // after the wheel: watches die first
     static constexpr std::size_t history_length = 40;

@@ -14,6 +14,7 @@
 // on the manual clock but really happens after the wheel's wake-up (a few nanoseconds later on
 // a real clock); tests that need it call act after poll() themselves and say so.
 
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/manual_clock.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -90,6 +91,7 @@ public:
     boost::asio::io_context io;
     const manual_clock::time_point t0 = manual_clock::now();  // the wheel's origin: tick 0 starts here
     wheel_type wheel;
+    idlewheel::liveness_stats live;  // what the liveness objects of a test report (pass &live)
 };
 
 }  // namespace idlewheel::test::liveness

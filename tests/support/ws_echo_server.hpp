@@ -141,6 +141,7 @@ public:
     [[nodiscard]] unsigned short port() const noexcept { return port_; }
     [[nodiscard]] const server_counters& counters() const noexcept { return counters_; }
     [[nodiscard]] const idlewheel::wheel_timer& wheel() const noexcept { return wheel_; }
+    [[nodiscard]] const idlewheel::liveness_stats& liveness() const noexcept { return live_; }
 
 private:
     class session;
@@ -152,6 +153,7 @@ private:
 
     server_options options_;
     idlewheel::wheel_timer wheel_;  // one for every session of this io_context
+    idlewheel::liveness_stats live_;  // what every session's liveness objects decided
     tcp::acceptor acceptor_;
     unsigned short port_ = 0;
     server_counters counters_;
@@ -164,10 +166,13 @@ public:
         : server_(owner),
           ws_(std::move(socket)),
           handshake_(owner.wheel_, idlewheel::call_member<&session::on_handshake_late>(this),
-                     idlewheel::error::handshake_timeout),
-          close_deadline_(owner.wheel_, idlewheel::call_member<&session::on_close_late>(this)),
-          idle_(owner.wheel_, idlewheel::idle_member<&session::on_idle>(this), idle_options_for(owner.options_)),
-          heartbeat_(owner.wheel_, idlewheel::heartbeat_member<&session::on_heartbeat>(this), owner.options_.heartbeat) {
+                     idlewheel::error::handshake_timeout, &owner.live_),
+          close_deadline_(owner.wheel_, idlewheel::call_member<&session::on_close_late>(this),
+                          idlewheel::error::operation_timeout, &owner.live_),
+          idle_(owner.wheel_, idlewheel::idle_member<&session::on_idle>(this), idle_options_for(owner.options_),
+                &owner.live_),
+          heartbeat_(owner.wheel_, idlewheel::heartbeat_member<&session::on_heartbeat>(this), owner.options_.heartbeat,
+                     &owner.live_) {
         server_.sessions_.insert(this);
         ++server_.counters_.open;
     }

@@ -30,8 +30,15 @@
 // The state machine: waiting --(interval quiet)--> awaiting_pong --(inbound)--> waiting
 //                                                 \--(pong_timeout quiet)--> dead
 // It is the same sans-I/O machine over any transport; it is tested without sockets.
+//
+// Limits: start() throws error::too_many_pending at wheel_options::max_pending (or
+// error::stopped); once running, re-arming its own entry never counts against max_pending.
+// Outcomes are counted in the liveness_stats given at construction (none if null).
 
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/detail/jitter.hpp>
+#include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -62,16 +69,6 @@ template <auto Member, class T>
     return {[](void* p, heartbeat_event e) { (static_cast<T*>(p)->*Member)(e); }, self};
 }
 
-namespace detail {
-// splitmix64 over a per-thread counter: cheap, deterministic run to run, well spread.
-inline std::uint64_t next_jitter_bits() noexcept {
-    thread_local std::uint64_t state = 0x9e3779b97f4a7c15ULL;
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-}  // namespace detail
 
 template <class Wheel>
 class basic_heartbeat {
@@ -80,8 +77,9 @@ public:
     enum class state { stopped, waiting, awaiting_pong, dead };
 
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0.
-    basic_heartbeat(Wheel& wheel, heartbeat_handler handler, const heartbeat_options& options = {})
-        : wheel_(&wheel), handler_(handler) {
+    basic_heartbeat(Wheel& wheel, heartbeat_handler handler, const heartbeat_options& options = {},
+                    liveness_stats* stats = nullptr)
+        : wheel_(&wheel), handler_(handler), stats_(stats) {
         set_options(options);
     }
     basic_heartbeat(const basic_heartbeat&) = delete;
@@ -100,11 +98,16 @@ public:
             return;
         }
         state_ = state::waiting;
-        const duration now = wheel_->elapsed_now();
+        const duration now = access::elapsed_now(*wheel_);
         heard_ = now.count();
         const auto spread = static_cast<std::uint64_t>(jitter_.count());
         offset_ = spread == 0 ? duration::zero() : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
-        arm(now + interval_ + offset_, now);
+        try {
+            access::schedule_check(*wheel_, node_, after(now, interval_, offset_), now, /*rearm=*/false);
+        } catch (...) {
+            state_ = state::stopped;
+            throw;
+        }
     }
 
     /// Stops; no event until start(). O(1).
@@ -115,7 +118,7 @@ public:
 
     /// Something arrived from the peer (any frame, a pong, any byte). A load and a store; no
     /// clock, no timer (see idle_watch).
-    void on_inbound() noexcept { heard_ = wheel_->activity_mark(); }
+    void on_inbound() noexcept { heard_ = access::activity_mark(*wheel_); }
 
     /// Changes the times; they apply from the next start() (a running heartbeat keeps the
     /// times it was started with until then).
@@ -132,36 +135,50 @@ public:
     [[nodiscard]] duration jitter_offset() const noexcept { return offset_; }
 
 private:
+    using access = detail::liveness_access<Wheel>;
+
+    // t + a + b, saturating (a, b >= 0): a ping interval of duration::max() never pings.
+    [[nodiscard]] static duration after(duration t, duration a, duration b) noexcept {
+        return detail::saturating_add(detail::saturating_add(t, a), b);
+    }
+
     // The latest time the peer was heard from, as of `now`: a time no earlier than it (a mark
     // of the epoch still open counts as now, and stays a mark until its epoch closes).
     [[nodiscard]] duration settle_heard(duration now) noexcept {
-        heard_ = wheel_->settled(heard_);
-        return duration(wheel_->resolve(heard_, now.count()));
+        heard_ = access::settled(*wheel_, heard_);
+        return duration(access::resolve(*wheel_, heard_, now.count()));
     }
 
-    // Arms for `at` (sooner if `heard_` could age out of the wheel's ring before then).
-    void arm(duration at, duration now) { wheel_->schedule_check(node_, at, now); }
+    // Re-arms its own entry for `at` (sooner if `heard_` could age out of the wheel's ring
+    // before then). Never refused for max_pending; a stopped wheel ends the heartbeat.
+    void arm(duration at, duration now) noexcept {
+        try {
+            access::schedule_check(*wheel_, node_, at, now, /*rearm=*/true);
+        } catch (...) {
+            state_ = state::stopped;
+        }
+    }
 
     // While a ping is unanswered, look again at the pong deadline, or one ping interval from
     // now if that is sooner: an answer only becomes visible at a check, and waiting for the
     // pong deadline alone would put the next ping pong_timeout after the last one instead of
     // ping_interval after the answer.
     [[nodiscard]] duration next_pong_check(duration now) const noexcept {
-        return std::min(ping_sent_ + pong_timeout_, now + interval_ + offset_);
+        return std::min(detail::saturating_add(ping_sent_, pong_timeout_), after(now, interval_, offset_));
     }
 
     void fire() {
-        const duration now = wheel_->wake_elapsed();
+        const duration now = access::wake_elapsed(*wheel_);
         const duration last = settle_heard(now);
         if (state_ == state::waiting) {
-            if (now < last + interval_ + offset_) {
-                arm(last + interval_ + offset_, now);
+            if (now < after(last, interval_, offset_)) {
+                arm(after(last, interval_, offset_), now);
                 return;
             }
             state_ = state::awaiting_pong;
             ping_sent_ = now;
             arm(next_pong_check(now), now);  // before the handler, which may stop, restart or destroy us
-            wheel_->count(detail::liveness_event::ping_sent);
+            if (stats_ != nullptr) ++stats_->pings_sent;
             handler_.function(handler_.context, heartbeat_event::send_ping);
             return;
         }
@@ -170,15 +187,15 @@ private:
             // resolved to the ping's own wake-up or earlier would have postponed the ping.
             if (last >= ping_sent_) {
                 state_ = state::waiting;  // answered (a pong or anything else)
-                arm(last + interval_ + offset_, now);
+                arm(after(last, interval_, offset_), now);
                 return;
             }
-            if (now < ping_sent_ + pong_timeout_) {  // not answered yet, but there is time
+            if (now < detail::saturating_add(ping_sent_, pong_timeout_)) {  // not answered yet, but there is time
                 arm(next_pong_check(now), now);
                 return;
             }
             state_ = state::dead;
-            wheel_->count(detail::liveness_event::dead_peer);
+            if (stats_ != nullptr) ++stats_->dead_peers;
             handler_.function(handler_.context, heartbeat_event::peer_dead);
         }
     }
@@ -193,6 +210,7 @@ private:
     // change (interval 0 in particular) never meets a schedule made with the old ones.
     duration next_interval_{}, next_pong_timeout_{}, next_jitter_{};
     duration ping_sent_{};
+    liveness_stats* stats_;
     state state_ = state::stopped;
 };
 

@@ -18,7 +18,7 @@
 //     };
 //
 // Cost: on_read()/on_write() never touch the Asio timer, never post, never allocate and never
-// read the clock: they store the wheel's current activity epoch (see detail::wheel_core). The
+// read the clock: they store the wheel's current activity epoch (detail/activity_epochs.hpp). The
 // wheel closes an epoch at the first tick boundary after it was used, with one clock read for
 // all sessions; nothing is visited per session. The watch's own wheel entry is re-armed only
 // when it comes due (Netty's lazy scheme): then it re-arms for the remaining time, or reports.
@@ -36,8 +36,19 @@
 // Lifetime: destroying the watch unlinks it in O(1); its handler never runs afterwards. The
 // handler may destroy the watch (close the session) — the watch notices and returns at once.
 // Like the wheel, the watch belongs to the wheel's executor.
+//
+// Limits: start() and set_options() put the watch's entry in the wheel and throw
+// error::too_many_pending if the wheel is at wheel_options::max_pending (or error::stopped).
+// Once running, the watch keeps its place: re-arming its own entry after a check never counts
+// against max_pending, so a full wheel cannot silently end a watch that is running. If the
+// wheel is stopped, the watch ends with it (running() turns false at its next check).
+//
+// Outcomes are counted in the liveness_stats given at construction (none if null).
 
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/detail/destruction_guard.hpp>
+#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -86,26 +97,27 @@ public:
     using wheel_type = Wheel;
     using duration = typename Wheel::duration;
 
-    /// A watch on `wheel` that calls `handler`. It watches nothing until start().
-    basic_idle_watch(Wheel& wheel, idle_handler handler, const idle_options& options = {}) noexcept
-        : wheel_(&wheel), handler_(handler) {
+    /// A watch on `wheel` that calls `handler`, counting its reports in `*stats` (if not
+    /// null). It watches nothing until start().
+    basic_idle_watch(Wheel& wheel, idle_handler handler, const idle_options& options = {},
+                     liveness_stats* stats = nullptr) noexcept
+        : wheel_(&wheel), handler_(handler), stats_(stats) {
         apply(options);
     }
     basic_idle_watch(const basic_idle_watch&) = delete;
     basic_idle_watch& operator=(const basic_idle_watch&) = delete;
-    ~basic_idle_watch() {
-        if (destroyed_ != nullptr) *destroyed_ = true;
-    }
+    ~basic_idle_watch() = default;  // the node unlinks itself; a check under way is told
 
     /// Starts (or restarts) watching: every kind counts as active now; first flags reset.
     /// Reads the clock once.
+    /// @throws system_error error::too_many_pending or error::stopped (then not running).
     void start() {
         running_ = true;
         ++generation_;
-        const duration now = wheel_->elapsed_now();
+        const duration now = access::elapsed_now(*wheel_);
         for (auto& a : activity_) a = now.count();
         for (auto& e : last_report_) e = never;
-        arm_for(now);
+        arm_or_stop(now, /*rearm=*/false);
     }
 
     /// Stops watching; no report until start(). O(1).
@@ -119,19 +131,21 @@ public:
     void reset() { start(); }
 
     /// Inbound data arrived. A load and a store; no clock, no timer.
-    void on_read() noexcept { activity_[read] = wheel_->activity_mark(); }
+    void on_read() noexcept { activity_[read] = access::activity_mark(*wheel_); }
     /// A write completed.
-    void on_write() noexcept { activity_[write] = wheel_->activity_mark(); }
+    void on_write() noexcept { activity_[write] = access::activity_mark(*wheel_); }
     /// Part of a write went out (a slow consumer is draining); counts only with observe_output.
     void on_write_progress() noexcept {
-        if (observe_output_) activity_[progress] = wheel_->activity_mark();
+        if (observe_output_) activity_[progress] = access::activity_mark(*wheel_);
     }
 
     /// Per-session override of the times; takes effect at once (a kind whose new time has
-    /// already passed reports at the next tick).
+    /// already passed reports at the next tick). On a running watch this moves its own entry,
+    /// which never counts against max_pending.
+    /// @throws system_error error::stopped if the wheel was stopped (then not running).
     void set_options(const idle_options& options) {
         apply(options);
-        if (running_) arm_for(wheel_->elapsed_now());
+        if (running_) arm_or_stop(access::elapsed_now(*wheel_), /*rearm=*/node_.pending());
     }
 
     [[nodiscard]] idle_options options() const noexcept {
@@ -141,15 +155,13 @@ public:
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
 
 private:
+    using access = detail::liveness_access<Wheel>;
     enum activity_kind : unsigned { read, write, progress };
     static constexpr duration never = duration::min();
     static constexpr duration off = duration::zero();
 
     static std::chrono::nanoseconds to_ns(duration d) noexcept {
         return std::chrono::duration_cast<std::chrono::nanoseconds>(d);
-    }
-    static duration plus(duration a, duration b) noexcept {  // saturating
-        return a > duration::max() - b ? duration::max() : a + b;
     }
 
     void apply(const idle_options& o) noexcept {
@@ -162,7 +174,7 @@ private:
     // The latest activity of idle kind `kind` as of `now`: a time no earlier than it (marks
     // of the epoch still open count as now), so never a false report.
     [[nodiscard]] duration last_activity(unsigned kind, duration now) const noexcept {
-        const auto at = [&](activity_kind a) { return duration(wheel_->resolve(activity_[a], now.count())); };
+        const auto at = [&](activity_kind a) { return duration(access::resolve(*wheel_, activity_[a], now.count())); };
         const duration r = at(read);
         duration w = at(write);
         if (observe_output_) w = std::max(w, at(progress));
@@ -172,17 +184,17 @@ private:
     }
 
     // Turns marks of closed epochs into times while they still resolve exactly (see
-    // wheel_core::max_mark_age).
+    // activity_epochs::max_mark_age).
     void settle() noexcept {
-        for (auto& a : activity_) a = wheel_->settled(a);
+        for (auto& a : activity_) a = access::settled(*wheel_, a);
     }
 
     // When kind `k` is next due: a full period after its latest activity or its latest report.
     [[nodiscard]] duration due(unsigned k, duration now) const noexcept {
-        return plus(std::max(last_activity(k, now), last_report_[k]), time_[k]);
+        return detail::saturating_add(std::max(last_activity(k, now), last_report_[k]), time_[k]);
     }
 
-    void arm_for(duration now) {
+    void arm_for(duration now, bool rearm) {
         settle();
         duration next = duration::max();
         for (unsigned k = 0; k < 3; ++k)
@@ -191,30 +203,33 @@ private:
             node_.cancel();
             return;
         }
-        wheel_->schedule_check(node_, next, now);  // sooner if a mark could age out first
+        access::schedule_check(*wheel_, node_, next, now, rearm);  // sooner if a mark could age out first
+    }
+
+    // Arms; if the wheel refuses (stopped, or full for a first arm), the watch is not running.
+    void arm_or_stop(duration now, bool rearm) {
+        try {
+            arm_for(now, rearm);
+        } catch (...) {
+            running_ = false;
+            ++generation_;
+            throw;
+        }
+    }
+
+    void count(unsigned kind) noexcept {
+        if (stats_ == nullptr) return;
+        if (kind == 0) ++stats_->reader_idle;
+        else if (kind == 1) ++stats_->writer_idle;
+        else ++stats_->all_idle;
     }
 
     // The wheel entry came due: report every kind that has been quiet for its full time.
     void check() {
         if (!running_) return;
-        const duration now = wheel_->wake_elapsed();
+        const duration now = access::wake_elapsed(*wheel_);
         settle();  // marks of closed epochs become times once, not at every due() below
-        bool destroyed = false;
-        struct watch_destruction {  // also when the handler throws
-            basic_idle_watch* self;
-            bool& destroyed;
-            ~watch_destruction() {
-                if (!destroyed) self->destroyed_ = nullptr;
-            }
-        } guard{this, destroyed};
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"  // the guard clears it before `destroyed` dies
-#endif
-        destroyed_ = &destroyed;
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic pop
-#endif
+        detail::destruction_guard guard(destruction_);
         const std::uint64_t generation = generation_;
         for (unsigned k = 0; k < 3; ++k) {
             if (time_[k] == off || now < due(k, now)) continue;
@@ -222,12 +237,20 @@ private:
             // wake-up that ran it, even at the same clock reading (see on_wake).
             const bool first = last_activity(k, now) > last_report_[k];
             last_report_[k] = now;
-            wheel_->count(static_cast<detail::liveness_event>(k));  // reader_idle, writer_idle, all_idle
+            count(k);
             handler_.function(handler_.context, static_cast<idle_kind>(k), first);
-            if (destroyed) return;                  // the handler closed the session
+            if (guard.destroyed()) return;          // the handler closed the session
             if (generation != generation_) break;   // it stopped or restarted the watch
         }
-        if (running_ && generation == generation_) arm_for(now);
+        if (!running_ || generation != generation_) return;
+        // Re-arming our own entry never counts against max_pending; only a stopped wheel
+        // refuses it, and then the watch ends with the wheel.
+        try {
+            arm_for(now, /*rearm=*/true);
+        } catch (...) {
+            running_ = false;
+            ++generation_;
+        }
     }
 
     // on_read() / on_write() use only these two: kept next to each other, a touch writes one
@@ -239,7 +262,8 @@ private:
     duration time_[3] = {};
     duration last_report_[3] = {never, never, never};
     std::uint64_t generation_ = 0;
-    bool* destroyed_ = nullptr;
+    liveness_stats* stats_;
+    detail::destruction_notice destruction_;
     bool running_ = false;
     bool observe_output_ = false;
 };

@@ -7,6 +7,7 @@
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>

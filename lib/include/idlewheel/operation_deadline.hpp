@@ -21,11 +21,16 @@
 // expires_after() reads no clock and an operation that completes within the same tick costs a
 // push and an unlink; the deadline may then expire up to two ticks after `d`, never before.
 //
+// Limits: arming an unarmed deadline counts against wheel_options::max_pending (it throws
+// error::too_many_pending past it); re-arming an armed one moves its own entry and never does.
+// Expiries are counted, by cause, in the liveness_stats given at construction (none if null).
+//
 // A deadline can expire after the operation succeeded but before its completion handler ran
 // (both were due in the same turn of the io_context). A completion handler should therefore
 // check expired() before trusting a success: if it is set, the socket is already being closed.
 
 #include <idlewheel/error.hpp>
+#include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -39,15 +44,17 @@ template <class Wheel>
 class basic_operation_deadline {
 public:
     /// `cause` names what expiry means (error::handshake_timeout or error::operation_timeout);
-    /// it is counted by cause in the wheel's stats and returned by reason().
-    basic_operation_deadline(Wheel& wheel, timer_callback on_expire, error cause = error::operation_timeout) noexcept
-        : wheel_(&wheel), on_expire_(on_expire), cause_(cause) {}
+    /// it is counted by cause in `*stats` (if not null) and returned by reason().
+    basic_operation_deadline(Wheel& wheel, timer_callback on_expire, error cause = error::operation_timeout,
+                             liveness_stats* stats = nullptr) noexcept
+        : wheel_(&wheel), on_expire_(on_expire), cause_(cause), stats_(stats) {}
     basic_operation_deadline(const basic_operation_deadline&) = delete;
     basic_operation_deadline& operator=(const basic_operation_deadline&) = delete;
 
     /// Arms (or re-arms) the deadline `d` from now (from the next tick on a per_tick wheel);
     /// clears expired().
-    /// @throws system_error as wheel_timer::schedule does.
+    /// @throws system_error as wheel_timer::schedule does (error::too_many_pending only when
+    /// it was not armed).
     template <class Rep, class Period>
     void expires_after(std::chrono::duration<Rep, Period> d) {
         expired_ = false;
@@ -77,14 +84,14 @@ public:
 private:
     void fire() {
         expired_ = true;
-        wheel_->count(cause_ == error::handshake_timeout ? detail::liveness_event::handshake_timeout
-                                                          : detail::liveness_event::operation_timeout);
+        if (stats_ != nullptr) ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts : stats_->operation_timeouts);
         on_expire_.function(on_expire_.context);
     }
 
     Wheel* wheel_;
     timer_callback on_expire_;
     error cause_;
+    liveness_stats* stats_;
     bool expired_ = false;
     timer_node node_{call_member<&basic_operation_deadline::fire>(this)};
 };

@@ -48,6 +48,8 @@
 // exception leaves io_context::run() like any handler's; entries not yet run are neither lost
 // nor run twice: the wheel has already posted its continuation, and the next run() goes on.
 
+#include <idlewheel/detail/activity_epochs.hpp>
+#include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/wait_op.hpp>
 #include <idlewheel/detail/wheel_core.hpp>
@@ -57,6 +59,7 @@
 
 #include <idlewheel/detail/asio.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -111,16 +114,23 @@ struct wheel_stats {
     std::uint64_t ticks_advanced = 0;
     std::chrono::nanoseconds worst_lateness{0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
 
-    // Liveness outcomes reported by the idle_watch / heartbeat / operation_deadline objects
-    // that use this wheel (the cause of each kick).
-    std::uint64_t reader_idle = 0;        ///< idle_watch reader-idle events
-    std::uint64_t writer_idle = 0;        ///< idle_watch writer-idle events
-    std::uint64_t all_idle = 0;           ///< idle_watch all-idle events
-    std::uint64_t pings_sent = 0;         ///< heartbeat pings asked for
-    std::uint64_t dead_peers = 0;         ///< heartbeat peers declared dead (no pong in time)
-    std::uint64_t handshake_timeouts = 0; ///< operation_deadline expiries with error::handshake_timeout
-    std::uint64_t operation_timeouts = 0; ///< other operation_deadline expiries
+    /// Expiry lateness histogram (wake-up time - start of the deadline tick, per callback run
+    /// because due): lateness_count[i] counts lateness in (lateness_bounds[i-1],
+    /// lateness_bounds[i]], the last element lateness above every bound. Fixed buckets,
+    /// counted without allocating; cumulate them for a Prometheus histogram.
+    static constexpr std::array<std::chrono::microseconds, 12> lateness_bounds{
+        std::chrono::microseconds(100),   std::chrono::microseconds(250),    std::chrono::microseconds(500),
+        std::chrono::microseconds(1000),  std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
+        std::chrono::microseconds(10000), std::chrono::microseconds(25000),  std::chrono::microseconds(50000),
+        std::chrono::microseconds(100000), std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
+    std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};
+    std::chrono::nanoseconds lateness_sum{0};  ///< sum of the lateness of every callback counted above
 };
+
+namespace detail {
+template <class Wheel>
+struct liveness_access;
+}  // namespace detail
 
 template <class Clock, class Executor = net::any_io_executor>
 class basic_wheel_timer final : private detail::wheel_core {
@@ -219,47 +229,30 @@ public:
     /// Schedules `node` for the start of tick `deadline` (see deadline_after()).
     void schedule_tick(timer_node& node, tick_type deadline);
 
-    // Building blocks of the liveness layer (idle_watch, heartbeat). Times are "elapsed":
-    // the wheel clock's duration since the wheel's origin.
-
-    /// Activity marks (see detail::wheel_core): activity_mark() is what a session stores for
-    /// "activity now" (no clock read); resolve(mark, now) turns it into a time later.
-    using detail::wheel_core::activity_mark;
-    using detail::wheel_core::max_mark_age;
-    using detail::wheel_core::resolve;
-    using detail::wheel_core::settled;
-
-    /// Clock::now() as elapsed time (reads the clock).
+    /// Clock::now() as time elapsed since the wheel's origin (the time tick 0 starts). Reads
+    /// the clock.
     [[nodiscard]] duration elapsed_now() const noexcept { return Clock::now() - origin_; }
 
-    /// The time this wheel woke up at, as elapsed time: exact inside a callback the wheel
-    /// runs (no clock read needed there); elsewhere, the last wake-up's time.
+    /// The time the wheel last woke up at, as elapsed time: exact inside a callback the wheel
+    /// runs (no clock read needed there).
     [[nodiscard]] duration wake_elapsed() const noexcept { return wake_elapsed_; }
 
     /// The first tick that starts at or after elapsed time `e` (round up: never early).
     [[nodiscard]] tick_type tick_at_or_after(duration e) const noexcept;
 
-    /// Schedules a watch's node to look again at elapsed time `at`, or sooner: no later than
-    /// max_mark_age() ticks after `now`, so the marks it holds still resolve exactly then
-    /// (only waits longer than that pay for an extra look, once per that many ticks).
-    void schedule_check(timer_node& node, duration at, duration now) {
-        const auto horizon = tick_ * static_cast<typename duration::rep>(max_mark_age());
-        if (at - now > horizon) at = now + horizon;
-        schedule_tick(node, tick_at_or_after(at));
-    }
-
-    /// Counts a liveness outcome in stats().
-    void count(detail::liveness_event e) noexcept { ++counters_.events[static_cast<unsigned>(e)]; }
-
 private:
+    template <class>
+    friend struct detail::liveness_access;  // the liveness layer's narrow view (detail/liveness_access.hpp)
+
     using asio_timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Executor>;
     struct wake_handler;
     struct continue_handler;
     struct initiate_async_wait;
 
     void became_empty() noexcept override;
-    void epoch_needs_closing() noexcept override;
-    void place_or_throw(detail::timer_entry& e, tick_type deadline);
+    void disarm() noexcept;
+    void wake_next_tick() noexcept override;
+    void schedule_tick_for(timer_node& node, tick_type deadline, std::size_t max_pending);
     bool insert_after(detail::timer_entry& e, duration delay);
     void flush_staged_at(duration start) noexcept;
     void prepare_insert() noexcept;
@@ -281,8 +274,11 @@ private:
     tick_type armed_tick_ = 0;
     std::uint64_t generation_ = 0;
     std::chrono::nanoseconds worst_lateness_{0};
+    std::array<std::uint64_t, wheel_stats::lateness_bounds.size() + 1> lateness_count_{};
+    std::chrono::nanoseconds lateness_sum_{0};
     duration wake_elapsed_{};
     duration last_wake_ = duration::min() / 2;  // the previous wake-up's time (see on_wake)
+    detail::activity_epochs epochs_;  // closed at wake-ups; used by the liveness layer only
 };
 
 /// The wheel timer on std::chrono::steady_clock.

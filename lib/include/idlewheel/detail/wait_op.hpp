@@ -40,12 +40,13 @@ public:
     }
 
     // Completes with `ec` as if by post (never inside the caller's frame).
-    void complete_posted(error_code ec) { finish(ec, /*posted=*/true, /*clear_slot=*/true); }
+    void complete_posted(error_code ec) { finish(ec, /*clear_slot=*/true); }
 
     template <class H>
     wait_op(H&& handler, const IoExecutor& io_ex)
         : timer_entry(kind::wait, &act),
           handler_(std::forward<H>(handler)),
+          io_ex_(io_ex),
           work_(net::prefer(net::get_associated_executor(handler_, io_ex),
                                     net::execution::outstanding_work.tracked)),
           slot_(net::get_associated_cancellation_slot(handler_)) {}
@@ -69,34 +70,34 @@ private:
             wait_op* o = std::exchange(op, nullptr);  // a second emit finds nothing to do
             if (o->core() == nullptr || !o->core()->cancel(*o)) return;
             // We are running inside the slot: it must not be cleared from here.
-            o->finish(net::error::operation_aborted, /*posted=*/true, /*clear_slot=*/false);
+            o->finish(net::error::operation_aborted, /*clear_slot=*/false);
         }
     };
 
     static void act(timer_entry& e, entry_action a) {
         auto& self = static_cast<wait_op&>(e);
-        if (a == entry_action::fire)
-            self.finish({}, /*posted=*/false, /*clear_slot=*/true);
-        else
-            self.finish(net::error::operation_aborted, /*posted=*/true, /*clear_slot=*/true);
+        self.finish(a == entry_action::fire ? error_code{} : error_code(net::error::operation_aborted), /*clear_slot=*/true);
     }
 
-    void finish(error_code ec, bool posted, bool clear_slot) {
+    // Every completion is posted to the wheel's executor, never run inside the wheel's own
+    // handler, as an Asio timer's completion is queued: a wait handler then runs as a handler
+    // of its own (dispatched from there to its associated executor), so an exception it throws
+    // leaves io_context::run() on its own, one per run(), none captured inside another
+    // handler's frame and lost.
+    void finish(error_code ec, bool clear_slot) {
         if (clear_slot && slot_.is_connected()) slot_.clear();
         Handler handler(std::move(handler_));
-        work_type work(std::move(work_));
+        IoExecutor io_ex(std::move(io_ex_));
+        work_type work(std::move(work_));  // outstanding work until the post below has its own
         op_allocator a(net::get_associated_allocator(handler));
         op_traits::destroy(a, this);
         op_traits::deallocate(a, this, 1);
-        // The memory is free before the upcall. Expiry runs on the wheel's executor, outside
-        // any initiating function, so dispatch is allowed there; errors and cancellations post.
-        if (posted)
-            net::post(work, handler_with_arg<Handler, error_code>{std::move(handler), ec});
-        else
-            net::dispatch(work, handler_with_arg<Handler, error_code>{std::move(handler), ec});
+        // The memory is free before the upcall, so the handler may start the next wait in it.
+        net::post(io_ex, handler_with_arg<Handler, error_code>{std::move(handler), ec});
     }
 
     Handler handler_;
+    IoExecutor io_ex_;
     work_type work_;
     net::cancellation_slot slot_;
 };

@@ -13,16 +13,6 @@ namespace idlewheel {
 
 namespace detail {
 
-// Converts a user's delay into the clock's duration, rounding up (a timeout must never be
-// early) and saturating instead of overflowing: negative is 0, too large is To::max().
-template <class To, class Rep, class Period>
-To saturating_ceil(std::chrono::duration<Rep, Period> d) noexcept {
-    if (!(d > std::chrono::duration<Rep, Period>::zero())) return To::zero();
-    using wide = std::chrono::duration<long double, typename To::period>;
-    if (std::chrono::duration_cast<wide>(d).count() >= static_cast<long double>(To::max().count())) return To::max();
-    return std::chrono::ceil<To>(d);
-}
-
 template <class Duration>
 Duration validated_tick(std::chrono::nanoseconds tick) {
     const auto t = std::chrono::duration_cast<Duration>(tick);
@@ -154,22 +144,31 @@ void basic_wheel_timer<Clock, Executor>::flush_staged_at(duration start) noexcep
     const auto s = start > duration::zero() ? static_cast<std::uint64_t>(start.count()) : 0U;
     const auto t = static_cast<std::uint64_t>(tick_.count());
     flush_staged([s, t](std::uint64_t delay) {
-        const std::uint64_t sum = s + delay;  // both below 2^63: no overflow
-        return sum / t + (sum % t != 0 ? 1U : 0U);
+        return detail::ceil_div(s + delay, t);  // both below 2^63: the sum cannot overflow
     });
 }
 
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::schedule_at(timer_node& node, time_point when) {
-    schedule_tick(node, deadline_after(when - Clock::now()));
+    // Straight from `when` to its tick, without `when - now()` (which overflows for times
+    // near time_point::min() or max()): a time at or before the origin is tick 0, which has
+    // passed, so the wheel places it at the next tick it hands out: due now.
+    const std::uint64_t units = detail::units_after(when, origin_);
+    schedule_tick(node, detail::ceil_div(units, static_cast<std::uint64_t>(tick_.count())));
 }
 
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_type deadline) {
+    schedule_tick_for(node, deadline, max_pending_);
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::schedule_tick_for(timer_node& node, tick_type deadline, std::size_t max_pending) {
     check_executor();
     prepare_insert();
     detail::timer_entry& e = node;
-    place_or_throw(e, deadline);
+    if (!place(e, deadline, max_pending))
+        detail::throw_error(stopped_ ? error::stopped : error::too_many_pending, "idlewheel::wheel_timer::schedule");
     arm(e.deadline());  // where the wheel placed it (see schedule())
 }
 
@@ -192,7 +191,7 @@ std::vector<timeout> basic_wheel_timer<Clock, Executor>::stop() {
         entry.add_ref();
         unrun.push_back(timeout(&entry));  // capacity reserved: cannot throw
     });
-    became_empty();
+    disarm();
     return unrun;
 }
 
@@ -204,10 +203,10 @@ std::size_t basic_wheel_timer<Clock, Executor>::expire_all() {
     if (running_) return collect_all();  // the running batch will reach them
     collect_all();
     running_ = true;
-    destruction_watch watch(*this);
+    detail::destruction_guard watch(destruction_);
     struct finish {
         basic_wheel_timer& self;
-        const destruction_watch& watch;
+        const detail::destruction_guard& watch;
         ~finish() {
             if (watch.destroyed()) return;
             self.running_ = false;
@@ -231,15 +230,8 @@ wheel_stats basic_wheel_timer<Clock, Executor>::stats() const noexcept {
     s.idle_wakeups = counters_.idle_wakeups;
     s.ticks_advanced = counters_.ticks_advanced;
     s.worst_lateness = worst_lateness_;
-    using ev = detail::liveness_event;
-    const auto n = [this](ev e) { return counters_.events[static_cast<unsigned>(e)]; };
-    s.reader_idle = n(ev::reader_idle);
-    s.writer_idle = n(ev::writer_idle);
-    s.all_idle = n(ev::all_idle);
-    s.pings_sent = n(ev::ping_sent);
-    s.dead_peers = n(ev::dead_peer);
-    s.handshake_timeouts = n(ev::handshake_timeout);
-    s.operation_timeouts = n(ev::operation_timeout);
+    s.lateness_count = lateness_count_;
+    s.lateness_sum = lateness_sum_;
     return s;
 }
 
@@ -251,9 +243,7 @@ auto basic_wheel_timer<Clock, Executor>::deadline_after(std::chrono::duration<Re
     const auto elapsed = Clock::now() - origin_;
     const auto e = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
     const auto d = static_cast<std::uint64_t>(detail::saturating_ceil<duration>(delay).count());
-    const auto t = static_cast<std::uint64_t>(tick_.count());
-    const std::uint64_t sum = e + d;
-    return sum / t + (sum % t != 0 ? 1U : 0U);
+    return detail::ceil_div(e + d, static_cast<std::uint64_t>(tick_.count()));
 }
 
 template <class Clock, class Executor>
@@ -266,9 +256,7 @@ auto basic_wheel_timer<Clock, Executor>::current_tick() const noexcept -> tick_t
 template <class Clock, class Executor>
 auto basic_wheel_timer<Clock, Executor>::tick_at_or_after(duration e) const noexcept -> tick_type {
     if (e <= duration::zero()) return 0;
-    const auto v = static_cast<tick_type>(e.count());
-    const auto t = static_cast<tick_type>(tick_.count());
-    return v / t + (v % t != 0 ? 1U : 0U);
+    return detail::ceil_div(static_cast<tick_type>(e.count()), static_cast<tick_type>(tick_.count()));
 }
 
 template <class Clock, class Executor>
@@ -280,6 +268,13 @@ auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept 
 
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
+    // The last entry was cancelled. An activity epoch touched in this tick still waits to be
+    // closed at the next one: keep that wake-up (later touches of it do not ask again).
+    if (!epochs_.open()) disarm();
+}
+
+template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::disarm() noexcept {
     // Nothing left: do not wake for nothing. Cancelling a timer reports no error in Asio.
     if (!armed_) return;
     armed_ = false;
@@ -292,22 +287,17 @@ void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::epoch_needs_closing() noexcept {
-    // One wake-up at the next tick boundary closes the epoch every session touched since the
-    // last one belongs to. If the wheel is behind the clock (it sleeps when idle) that boundary
-    // is in the past and the wake-up comes at once, which only makes the closing time exact.
+void basic_wheel_timer<Clock, Executor>::wake_next_tick() noexcept {
+    // One wake-up at the next tick boundary gives staged entries their deadlines and closes
+    // the activity epoch touched since the last one. If the wheel is behind the clock (it
+    // sleeps when idle) that boundary is in the past and the wake-up comes at once, which only
+    // makes the reading exact.
     try {
         arm(wheel_.now() + 1);
     } catch (...) {
-        // Arming can only fail on allocation failure; the epoch then closes at the next
-        // wake-up, which makes reports later, never early.
+        // Arming can only fail on allocation failure; the wake-up then comes with the next
+        // one asked for, which makes deadlines later, never early.
     }
-}
-
-template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::place_or_throw(detail::timer_entry& e, tick_type deadline) {
-    if (!place(e, deadline, max_pending_))
-        detail::throw_error(stopped_ ? error::stopped : error::too_many_pending, "idlewheel::wheel_timer::schedule");
 }
 
 template <class Clock, class Executor>
@@ -337,17 +327,17 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     // Activity of this epoch may have come after callbacks that an earlier wake-up ran at the
     // same clock reading (a continuation, a coarse clock): stamp it strictly later than that
     // wake-up, so "after a report" and "before a report" never tie. Still never early.
-    close_epoch(std::max(wake_elapsed_.count(), last_wake_.count() + 1));
+    epochs_.close(std::max(wake_elapsed_.count(), last_wake_.count() + 1));
     last_wake_ = wake_elapsed_;
     collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
     // Everything staged since the last wake-up was staged before this clock reading.
     if (has_staged()) flush_staged_at(wake_elapsed_);
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
-    destruction_watch watch(*this);
+    detail::destruction_guard watch(destruction_);
     struct finish {
         basic_wheel_timer& self;
-        const destruction_watch& watch;
+        const detail::destruction_guard& watch;
         std::uint64_t expired_before;
         ~finish() {
             if (watch.destroyed()) return;
@@ -360,6 +350,10 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     run_batch(max_run_per_wakeup_, watch, [this, now](detail::timer_entry& e) {
         const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(now - time_of(e.deadline()));
         if (late > worst_lateness_) worst_lateness_ = late;
+        std::size_t bucket = 0;
+        while (bucket != wheel_stats::lateness_bounds.size() && late > wheel_stats::lateness_bounds[bucket]) ++bucket;
+        ++lateness_count_[bucket];
+        lateness_sum_ += late;
     });
 }
 
@@ -374,12 +368,12 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
     }
     if (stopped_) return;
     // An open epoch, or entries staged by this batch's callbacks, need the next tick's wake-up.
-    const bool next_tick = epoch_open() || has_staged();
+    const bool next_tick = epochs_.open() || has_staged();
     if (next_tick) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due())
         arm(*due);
     else if (!next_tick)
-        became_empty();  // expire_all() may have emptied the wheel under an armed wait
+        disarm();  // expire_all() may have emptied the wheel under an armed wait
 }
 
 template <class Clock, class Executor>

@@ -1,0 +1,60 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_DETAIL_LIVENESS_ACCESS_HPP
+#define IDLEWHEEL_DETAIL_LIVENESS_ACCESS_HPP
+
+// The narrow, named view the liveness layer (idle_watch, heartbeat, operation_deadline, the
+// Beast session liveness) has of a wheel: what wheel_timer keeps private because no other user
+// needs it. Times are "elapsed": the wheel clock's duration since the wheel's origin.
+//
+// The wheel knows nothing of idleness: it only closes activity epochs at its wake-ups (a coarse
+// clock that costs one reading per tick) and runs entries. Calls go down from here; the wheel
+// calls back only through the timer_node callbacks it was given.
+
+#include <idlewheel/detail/activity_epochs.hpp>
+#include <idlewheel/timer_node.hpp>
+
+#include <cstdint>
+
+namespace idlewheel::detail {
+
+template <class Wheel>
+struct liveness_access {
+    using duration = typename Wheel::duration;
+
+    /// What a session stores for "activity now": a load and, once per epoch, a flag store and
+    /// a request for a wake-up at the next tick. No clock read, no allocation.
+    [[nodiscard]] static std::int64_t activity_mark(Wheel& w) noexcept {
+        if (w.epochs_.touch()) w.wake_next_tick();
+        return w.epochs_.mark();
+    }
+
+    /// A mark (or a time) as a time as of `now` (see activity_epochs::resolve).
+    [[nodiscard]] static std::int64_t resolve(const Wheel& w, std::int64_t v, std::int64_t now) noexcept {
+        return w.epochs_.resolve(v, now);
+    }
+
+    /// A mark of a closed epoch as a time; anything else unchanged (activity_epochs::settled).
+    [[nodiscard]] static std::int64_t settled(const Wheel& w, std::int64_t v) noexcept { return w.epochs_.settled(v); }
+
+    /// Clock::now() as elapsed time (reads the clock).
+    [[nodiscard]] static duration elapsed_now(const Wheel& w) noexcept { return w.elapsed_now(); }
+
+    /// The time the wheel woke up at: exact inside a callback the wheel runs.
+    [[nodiscard]] static duration wake_elapsed(const Wheel& w) noexcept { return w.wake_elapsed(); }
+
+    /// Schedules a liveness object's own node to look again at elapsed time `at`, or sooner:
+    /// no later than max_mark_age() ticks after `now`, so the marks it holds still resolve
+    /// exactly then. A re-arm (`rearm`: the object is running and its node just fired or is
+    /// pending) never counts against max_pending: a running watch never loses its place. A
+    /// first arm does, and throws error::too_many_pending like schedule(). Both throw
+    /// error::stopped on a stopped wheel.
+    static void schedule_check(Wheel& w, timer_node& node, duration at, duration now, bool rearm) {
+        const auto horizon = w.tick_ * static_cast<typename duration::rep>(activity_epochs::max_mark_age());
+        if (at - now > horizon) at = now + horizon;
+        w.schedule_tick_for(node, w.tick_at_or_after(at), rearm ? 0 : w.max_pending_);
+    }
+};
+
+}  // namespace idlewheel::detail
+
+#endif
