@@ -22,8 +22,13 @@
 // before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
 // after it: less than one tick for any positive delay, exactly one for a delay <= 0 made on
 // a tick boundary (the current tick has already been handed out). Timeouts due in the same
-// tick run in the order they were scheduled. Delays are saturated, never overflowed: a delay of years, or duration::max(),
-// is a timeout that (practically) never fires.
+// tick run in the order they entered the wheel (the order they were scheduled, but see
+// clock_read::per_tick below). Delays of any std::chrono type are rounded up and saturated,
+// never overflowed: odd periods (duration<int64_t, ratio<1, 3>>), floating-point reps, a delay
+// of years or duration::max() (a timeout that practically never fires), and NaN (never fires
+// either); zero, negative and -infinity mean "due now". Absolute times (schedule_at) are exact
+// at every point of the clock's range: a time that has passed, time_point::min() included, is
+// due now (at the next tick the wheel hands out); time_point::max() never comes.
 //
 // Where a delay starts (wheel_options::clock_read): by default every schedule() and
 // async_wait() reads the clock, which is most of what they cost (schedule + cancel of a
@@ -34,7 +39,10 @@
 // becomes: never before its delay has passed since the call, at most two ticks (plus the
 // io_context's scheduling delay) after. Timeouts scheduled and cancelled within one tick,
 // the common case of operation deadlines, never enter the wheel at all. schedule_at() and
-// schedule_tick() take absolute times and are exact either way.
+// schedule_tick() take absolute times and are exact either way. Order within a tick: an
+// absolute entry enters the wheel at the call, a relative one of a per_tick wheel at the
+// wake-up that starts its delay, so a relative timeout due in the same tick as an absolute
+// one runs after it even if it was scheduled first.
 //
 // Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
 // Every member function, and every handle or node of it, must be used there; debug builds
@@ -47,6 +55,10 @@
 // cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
 // exception leaves io_context::run() like any handler's; entries not yet run are neither lost
 // nor run twice: the wheel has already posted its continuation, and the next run() goes on.
+// async_wait() handlers are Asio handlers: the wake-up that finds a wait due posts its
+// completion (as an Asio timer's completion is queued), so the handler runs after that
+// wake-up's callbacks, as a handler of its own, and an exception it throws leaves run() on its
+// own: one exception per run() call, none lost, none merged with another.
 
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
@@ -86,6 +98,10 @@ struct wheel_options {
 
     /// Most timeouts pending at once; 0 means unlimited. Past it, schedule() throws and
     /// async_wait() completes with error::too_many_pending (Netty's maxPendingTimeouts).
+    /// Moving an entry that is pending never counts. A running liveness object (idle_watch,
+    /// heartbeat, ...) re-arming its own entry after it fired never counts either, so a full
+    /// wheel cannot silently end it: pending() may then exceed max_pending by at most the
+    /// number of such objects.
     std::size_t max_pending = 0;
 
     /// Most callbacks run by one wake-up before the wheel yields to other handlers (Netty
