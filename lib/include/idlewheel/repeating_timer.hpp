@@ -23,7 +23,7 @@
 // timer's destruction.)
 //
 // Modes (repeat_options::mode):
-//  - fixed_delay: the next round starts when the callback returns (SOFAJRaft, Netty).
+//  - fixed_delay: the next round starts when the callback returns (SOFAJRaft's behaviour).
 //  - fixed_rate: round k+1 is due at round k's deadline + its delay, whenever the callback
 //    ran: no drift. If a run comes late enough that later rounds are already due (a slow
 //    callback, a busy io_context, a suspended process), those rounds are coalesced into the
@@ -43,8 +43,10 @@
 //    replaces the one the timer would have scheduled (fixed-delay: its delay counts from that
 //    call, not from the callback's return).
 //  - destroying the timer: allowed; the timer touches nothing of itself afterwards.
-// The callback is never reentered by the wheel: a round that comes due while its own callback
-// still runs (wheel_timer::expire_all() called inside it) waits for its deadline.
+// The callback is never reentered by the wheel. wheel_timer::expire_all() inside a callback
+// the wheel runs queues the next round behind it, like every entry (it then runs ahead of
+// time, right after); inside a callback the wheel did not start (run_once_now()'s), where
+// expire_all() would run the round at once, the round waits for its deadline instead.
 //
 // Exceptions: if the callback throws, the next round is scheduled (unless the callback stopped
 // or destroyed the timer) before the exception leaves the wheel's handler and so
@@ -53,9 +55,10 @@
 // The wheel: while running(), the timer always holds its one entry in the wheel (a round, or
 // a placeholder while its callback runs or a run_once_now() is posted), so max_pending never
 // takes it away from a running timer; only start() and restart() of a timer that is not
-// running can be refused (system_error with error::too_many_pending). stop() or destruction
-// of the wheel drops that entry like every other: the timer is then not running, no callback
-// runs, and start() / restart() throw system_error with error::stopped.
+// running can be refused (system_error with error::too_many_pending). The wheel's stop() (or
+// destruction) drops that entry like every other: the timer is then not running, no callback
+// runs (a posted run_once_now() included), and start() / restart() on the stopped wheel throw
+// system_error with error::stopped.
 //
 // Threading and lifetime: like the wheel's nodes, a timer is used on the wheel's executor
 // only. The wheel must outlive every call of the timer; destroying the timer is allowed at
@@ -80,8 +83,10 @@ enum class repeat_mode {
 };
 
 /// The adjust hook: called for every round with the timer's period, returns that round's
-/// delay (SOFAJRaft's adjustTimeout; Raft randomizes its election timeout here). Must not
-/// throw. A result <= 0 counts as the clock's smallest unit.
+/// delay (SOFAJRaft's adjustTimeout; Raft randomizes its election timeout here). It is called
+/// once per round placed: by start(), restart(), reset() of a running timer, and once per run
+/// (a fixed-rate run that coalesces missed rounds calls it once and skips them in steps of
+/// its result). Must not throw. A result <= 0 counts as the clock's smallest unit.
 struct repeat_adjust {
     std::chrono::nanoseconds (*function)(void* context, std::chrono::nanoseconds period) noexcept;
     void* context;
