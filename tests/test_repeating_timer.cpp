@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -656,6 +657,45 @@ BOOST_AUTO_TEST_CASE(no_drift_over_ten_thousand_rounds_with_irregular_wakeups) {
         BOOST_TEST(t.timer->runs() == runs + 1);
     }
     BOOST_TEST(t.timer->runs() == before + 100);
+}
+
+BOOST_AUTO_TEST_CASE(rounds_across_wheel_levels_run_exactly_on_their_tick) {
+    // Periods whose rounds sit in higher levels of the wheel (64 ticks = 640 ms per level-0
+    // turn, 64 x more per level) and cascade down before they run.
+    scene s;
+    const std::int64_t tick_ns = tick_ms * ms_ns;
+    const std::int64_t periods_ns[] = {1'234'567'891, 45'600'000'003, 150'000'000'007};
+    std::deque<ticker> rate;  // tickers do not move: the timers point at them
+    for (const auto p : periods_ns) rate.emplace_back(s, std::chrono::nanoseconds(p), idlewheel::repeat_options{.mode = repeat_mode::fixed_rate});
+    ticker delay(s, std::chrono::nanoseconds(periods_ns[1]));
+    s.step_to(3);
+    const std::int64_t start_ns = s.now_ns();
+    for (auto& r : rate) r.timer->start();
+    delay.timer->start();
+    // One poll per tick boundary: a round due at D runs at the boundary at or after D, exactly.
+    const std::int64_t end_ns = 460 * 1'000 * ms_ns;
+    while (s.now_ns() < end_ns) {
+        manual_clock::advance(std::chrono::nanoseconds(tick_ns - s.now_ns() % tick_ns));
+        s.settle();
+    }
+    const auto tick_after = [tick_ns](std::int64_t ns) { return (ns + tick_ns - 1) / tick_ns * tick_ns / ms_ns; };
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto& r = rate[i];
+        BOOST_TEST_CONTEXT("period " << periods_ns[i]) {
+            BOOST_TEST(r.at.size() == static_cast<std::size_t>((end_ns - start_ns) / periods_ns[i]));
+            for (std::size_t k = 0; k < r.at.size(); ++k) {
+                BOOST_TEST(r.at[k] == tick_after(start_ns + static_cast<std::int64_t>(k + 1) * periods_ns[i]));
+                BOOST_TEST(r.missed[k] == 0U);
+            }
+        }
+    }
+    // Fixed delay: each round counts from the previous run (a tick boundary).
+    BOOST_TEST(delay.at.size() == 10U);
+    std::int64_t from_ns = start_ns;
+    for (const auto at : delay.at) {
+        BOOST_TEST(at == tick_after(from_ns + periods_ns[1]));
+        from_ns = at * ms_ns;
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
