@@ -9,6 +9,7 @@
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/operation_deadline.hpp>
+#include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
