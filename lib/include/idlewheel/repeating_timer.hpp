@@ -202,7 +202,6 @@ private:
 
     template <class Rep, class Period>
     static duration validated_period(std::chrono::duration<Rep, Period> period);
-    static duration saturating_add(duration a, duration b) noexcept;
 
     duration next_delay() const noexcept;
     void start_fresh();

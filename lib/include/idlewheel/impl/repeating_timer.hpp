@@ -3,6 +3,7 @@
 #define IDLEWHEEL_IMPL_REPEATING_TIMER_HPP
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/duration_math.hpp>
 
 #include <limits>
 #include <stdexcept>
@@ -54,15 +55,10 @@ basic_repeating_timer<Wheel>::~basic_repeating_timer() {
 template <class Wheel>
 template <class Rep, class Period>
 auto basic_repeating_timer<Wheel>::validated_period(std::chrono::duration<Rep, Period> period) -> duration {
-    const auto p = detail::saturating_ceil<duration>(period);
-    if (!(p > duration::zero())) throw std::invalid_argument("idlewheel::repeating_timer: the period must be > 0");
-    return p;
-}
-
-template <class Wheel>
-auto basic_repeating_timer<Wheel>::saturating_add(duration a, duration b) noexcept -> duration {
-    // Both >= 0 here (elapsed times and delays).
-    return b > duration::max() - a ? duration::max() : a + b;
+    // Checked before the conversion, which makes NaN "never" (a period must be a number).
+    if (!(period > std::chrono::duration<Rep, Period>::zero()))
+        throw std::invalid_argument("idlewheel::repeating_timer: the period must be > 0");
+    return detail::saturating_ceil<duration>(period);
 }
 
 template <class Wheel>
@@ -129,7 +125,7 @@ template <class Wheel>
 void basic_repeating_timer<Wheel>::start_fresh() {
     ++generation_;
     run_now_posted_ = false;
-    place_round(saturating_add(wheel_->elapsed_now(), next_delay()));
+    place_round(detail::saturating_add(wheel_->elapsed_now(), next_delay()));
 }
 
 template <class Wheel>
@@ -171,7 +167,7 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
             missed = static_cast<std::uint64_t>(m);
             base = due + d * m;  // <= now: no overflow
         }
-        place_round(saturating_add(base, d));
+        place_round(detail::saturating_add(base, d));
     } else {
         place_hold();
     }
@@ -211,7 +207,7 @@ void basic_repeating_timer<Wheel>::after_callback(std::uint64_t generation) noex
     // destroyed inside the callback).
     if (mode_ != repeat_mode::fixed_delay || generation != generation_ || !node_.pending()) return;
     try {
-        place_round(saturating_add(wheel_->elapsed_now(), next_delay()));
+        place_round(detail::saturating_add(wheel_->elapsed_now(), next_delay()));
     } catch (...) {
         // Unreachable: the placeholder only moves. Should it fail, do not keep a placeholder
         // that never comes due: the timer reports it is not running.
