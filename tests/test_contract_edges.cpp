@@ -435,3 +435,18 @@ BOOST_FIXTURE_TEST_CASE(staged_entries_run_after_absolute_entries_of_their_tick,
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(entry_size)
+
+// What an entry costs is part of the design (detail/timer_entry.hpp): on LP64, the wheel's
+// own bookkeeping is 40 bytes, and a function (or a shared table) pointer makes 48.
+BOOST_AUTO_TEST_CASE(entries_cost_what_the_wheel_needs) {
+    if constexpr (sizeof(void*) == 8) {
+        BOOST_TEST(sizeof(idlewheel::detail::timer_entry) == 40U);
+        BOOST_TEST(sizeof(idlewheel::detail::own_entry) == 48U);
+        BOOST_TEST(sizeof(idlewheel::detail::shared_entry) == 48U);
+        BOOST_TEST(sizeof(idlewheel::timer_node) == 64U);  // + its callback and context
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -20,7 +20,7 @@ namespace detail {
 
 // The heap entry behind a handle: one allocation holding the node, a reference count
 // (single-threaded: the wheel's reference while pending, plus one per handle) and the callback.
-class timeout_entry : public timer_entry {
+class timeout_entry : public own_entry {
 public:
     enum class state : std::uint8_t { pending, expired, cancelled };
 
@@ -32,7 +32,7 @@ public:
 
 protected:
     using destroy_fn = void (*)(timeout_entry*);
-    timeout_entry(act_fn how, destroy_fn destroy) noexcept : timer_entry(kind::handle, how), destroy_(destroy) {}
+    timeout_entry(act_fn how, destroy_fn destroy) noexcept : own_entry(kind::handle, how), destroy_(destroy) {}
     ~timeout_entry() = default;
 
     destroy_fn destroy_;

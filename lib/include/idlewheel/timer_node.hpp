@@ -33,9 +33,9 @@ template <auto Member, class T>
     return {[](void* p) { (static_cast<T*>(p)->*Member)(); }, self};
 }
 
-class timer_node : private detail::timer_entry {
+class timer_node : private detail::own_entry {
 public:
-    explicit timer_node(timer_callback cb) noexcept : timer_entry(kind::node, &act), callback_(cb) {}
+    explicit timer_node(timer_callback cb) noexcept : own_entry(kind::node, &act), callback_(cb) {}
 
     /// True while scheduled and not yet run.
     [[nodiscard]] bool pending() const noexcept { return linked(); }

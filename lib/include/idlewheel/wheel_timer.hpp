@@ -268,7 +268,13 @@ private:
     void became_empty() noexcept override;
     void disarm() noexcept;
     void wake_next_tick() noexcept override;
-    void schedule_tick_for(timer_node& node, tick_type deadline, std::size_t max_pending);
+    void schedule_tick_for(timer_node& node, tick_type deadline, std::size_t max_pending) {
+        schedule_entry(node, deadline, max_pending);  // a friend of timer_node: may see its entry
+    }
+    void schedule_tick_for(detail::shared_entry& e, tick_type deadline, std::size_t max_pending) {
+        schedule_entry(e, deadline, max_pending);
+    }
+    void schedule_entry(detail::timer_entry& e, tick_type deadline, std::size_t max_pending);
     bool insert_after(detail::timer_entry& e, duration delay);
     void flush_staged_at(duration start) noexcept;
     void prepare_insert() noexcept;

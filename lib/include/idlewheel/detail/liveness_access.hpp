@@ -11,6 +11,7 @@
 // calls back only through the timer_node callbacks it was given.
 
 #include <idlewheel/detail/activity_epochs.hpp>
+#include <idlewheel/detail/timer_entry.hpp>
 #include <idlewheel/timer_node.hpp>
 
 #include <cstdint>
@@ -48,7 +49,9 @@ struct liveness_access {
     /// pending) never counts against max_pending: a running watch never loses its place. A
     /// first arm does, and throws error::too_many_pending like schedule(). Both throw
     /// error::stopped on a stopped wheel.
-    static void schedule_check(Wheel& w, timer_node& node, duration at, duration now, bool rearm) {
+    /// `Entry` is a timer_node or a shared_entry.
+    template <class Entry>
+    static void schedule_check(Wheel& w, Entry& node, duration at, duration now, bool rearm) {
         const auto horizon = w.tick_ * static_cast<typename duration::rep>(activity_epochs::max_mark_age());
         if (at - now > horizon) at = now + horizon;
         w.schedule_tick_for(node, w.tick_at_or_after(at), rearm ? 0 : w.max_pending_);

@@ -18,7 +18,7 @@
 namespace idlewheel::detail {
 
 template <class Handler, class IoExecutor>
-class wait_op final : public timer_entry {
+class wait_op final : public own_entry {
 public:
     template <class H>
     static wait_op& create(H&& handler, const IoExecutor& io_ex) {
@@ -44,7 +44,7 @@ public:
 
     template <class H>
     wait_op(H&& handler, const IoExecutor& io_ex)
-        : timer_entry(kind::wait, &act),
+        : own_entry(kind::wait, &act),
           handler_(std::forward<H>(handler)),
           io_ex_(io_ex),
           work_(net::prefer(net::get_associated_executor(handler_, io_ex),

@@ -45,7 +45,10 @@ public:
     ~wheel_node() { unlink(); }
 
     [[nodiscard]] bool linked() const noexcept { return hook_linked(); }
-    [[nodiscard]] bool in_wheel() const noexcept { return owner_ != nullptr; }
+    [[nodiscard]] bool in_wheel() const noexcept { return in_wheel_; }
+    // The wheel it was last put in; kept while it is handed out by advance() (its owner may
+    // still need to know), cleared when that wheel is destroyed with the node in a slot.
+    [[nodiscard]] wheel* owner() const noexcept { return owner_; }
     // The tick it was inserted for (after clamping); meaningful once inserted.
     [[nodiscard]] tick_type deadline() const noexcept { return deadline_; }
     // While the node is not in a wheel, its owner may keep a value in the deadline's place
@@ -57,11 +60,18 @@ public:
 
     inline void unlink() noexcept;
 
+    // Claims (or releases) a node that is not in a wheel's slot for wheel `w`.
+    void set_owner(wheel* w) noexcept {
+        assert(!in_wheel());
+        owner_ = w;
+    }
+
 private:
     friend class wheel;
     wheel* owner_ = nullptr;
     tick_type deadline_ = 0;
     std::uint32_t index_ = 0;  // level * 64 + slot, while in_wheel()
+    bool in_wheel_ = false;    // derived classes may keep a few bytes of their own after it
 };
 
 class wheel {
@@ -79,7 +89,11 @@ public:
     // Detaches every node still in the wheel (they become unlinked; none is run).
     ~wheel() {
         for (unsigned i = 0; i < levels * slots_per_level; ++i) {
-            slots_[i].for_each([](list_hook& h) { static_cast<wheel_node&>(h).owner_ = nullptr; });
+            slots_[i].for_each([](list_hook& h) {
+                auto& n = static_cast<wheel_node&>(h);
+                n.owner_ = nullptr;
+                n.in_wheel_ = false;
+            });
             slots_[i].clear();
         }
     }
@@ -187,6 +201,7 @@ private:
         }
         slots_[i].push_back(node);
         node.owner_ = this;
+        node.in_wheel_ = true;
         node.index_ = i;
         ++size_;
     }
@@ -203,7 +218,7 @@ private:
         occupied_[level] &= ~(std::uint64_t{1} << slot);
         std::size_t n = 0;
         out.for_each([&n](list_hook& h) {
-            static_cast<wheel_node&>(h).owner_ = nullptr;
+            static_cast<wheel_node&>(h).in_wheel_ = false;
             ++n;
         });
         size_ -= n;
@@ -242,9 +257,9 @@ private:
 inline void wheel_node::unlink() noexcept {
     if (!hook_linked()) return;
     unlink_hook();
-    if (owner_ != nullptr) {
+    if (in_wheel_) {
         owner_->unlinked_from(index_);
-        owner_ = nullptr;
+        in_wheel_ = false;
     }
 }
 

@@ -20,7 +20,14 @@
 
 namespace idlewheel::detail {
 
-class wheel_core {
+// The data structure, as the first base of wheel_core: a node's owner (a wheel*) then finds
+// its wheel_core without a pointer of its own (a standard-layout struct and its first member
+// share an address; a base converts to its derived class).
+struct wheel_holder {
+    wheel wheel_;
+};
+
+class wheel_core : protected wheel_holder {
 public:
     wheel_core(const wheel_core&) = delete;
     wheel_core& operator=(const wheel_core&) = delete;
@@ -140,7 +147,7 @@ protected:
             ++counters_.expired;
             ++ran;
             late(e);
-            e.act_(e, entry_action::fire);  // may throw, cancel, reschedule, destroy the wheel
+            e.act(entry_action::fire);  // may throw, cancel, reschedule, destroy the wheel
             if (watch.destroyed()) break;
         }
         return ran;
@@ -155,9 +162,9 @@ protected:
         while (list_hook* h = batch_.pop_front()) {
             auto& e = static_cast<timer_entry&>(*h);
             --batch_size_;
-            e.core_ = nullptr;
+            e.set_owner(nullptr);
             each(e);
-            e.act_(e, entry_action::discard);
+            e.act(entry_action::discard);
             ++n;
         }
         counters_.stopped += n;
@@ -171,7 +178,6 @@ protected:
 
     destruction_notice destruction_;  // tells run_batch() (through its guard) that a callback destroyed the wheel
 
-    wheel wheel_;
     counters counters_;
     bool stopped_ = false;
 
@@ -181,21 +187,21 @@ private:
     // The checks and the bookkeeping of putting `e` anywhere (wheel or staging list): refuses
     // if stopped or full, takes it out of where it was (this wheel or another), counts it.
     bool admit(timer_entry& e, std::size_t max_pending) noexcept {
-        const bool moving = e.linked() && e.core_ == this;
+        const bool moving = e.linked() && e.core() == this;
         if (stopped_ || (!moving && max_pending != 0 && pending() >= max_pending)) {
             ++counters_.rejected;
             return false;
         }
         if (e.linked()) {
             // Rescheduling a pending entry, possibly from another wheel.
-            if (e.core_ == this) {
+            if (e.core() == this) {
                 detach(e);
                 ++counters_.rescheduled;
             } else {
-                e.core_->cancel(e);
+                e.core()->cancel(e);
             }
         }
-        e.core_ = this;
+        e.set_owner(&wheel_);
         ++counters_.scheduled;
         return true;
     }
@@ -210,14 +216,29 @@ private:
         e.unlink();
     }
 
+    [[nodiscard]] static wheel_core* of(wheel* w) noexcept {
+        return static_cast<wheel_core*>(reinterpret_cast<wheel_holder*>(w));
+    }
+
     hook_list batch_;
     std::size_t batch_size_ = 0;
     hook_list staged_;
     std::size_t staged_size_ = 0;
 };
 
+inline wheel_core* timer_entry::core() const noexcept {
+    return owner() != nullptr ? wheel_core::of(owner()) : nullptr;
+}
+
 inline timer_entry::~timer_entry() {
-    if (linked() && core_ != nullptr) core_->cancel(*this);
+    if (!linked()) return;
+    if (wheel_core* c = core()) c->cancel(*this);
+}
+
+inline bool shared_entry::cancel() noexcept {
+    if (!linked()) return false;
+    wheel_core* c = core();
+    return c != nullptr && c->cancel(*this);
 }
 
 }  // namespace idlewheel::detail

@@ -163,10 +163,9 @@ void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_ty
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::schedule_tick_for(timer_node& node, tick_type deadline, std::size_t max_pending) {
+void basic_wheel_timer<Clock, Executor>::schedule_entry(detail::timer_entry& e, tick_type deadline, std::size_t max_pending) {
     check_executor();
     prepare_insert();
-    detail::timer_entry& e = node;
     if (!place(e, deadline, max_pending))
         detail::throw_error(stopped_ ? error::stopped : error::too_many_pending, "idlewheel::wheel_timer::schedule");
     arm(e.deadline());  // where the wheel placed it (see schedule())
