@@ -226,6 +226,20 @@ public:
     /// stay queued and run on the next io_context::run(), none lost or run twice.
     std::size_t expire_all();
 
+    /// The switch (the customized HashedWheelTimer's openSwitch() / closeSwitch()). While on,
+    /// every wake-up runs everything pending, ahead of its deadline, and the wheel wakes at
+    /// every tick while anything is pending: a timeout scheduled while it is on (handles,
+    /// nodes, waits, repeating timers, the checks of liveness objects) runs at the wheel's next
+    /// wake-up (at the latest the next tick boundary; at once if the wheel is behind the clock)
+    /// instead of after its delay, never inline in the call that scheduled it, and never in
+    /// the batch of the callback that scheduled it. Waits
+    /// complete with success. Liveness objects are then looked at every tick, and still decide
+    /// by the real time: an idle watch never reports early. Off: new timeouts wait for their
+    /// delays again (everything scheduled before has run). expire_all() is the one-shot drain;
+    /// this is a mode. Default: off.
+    void set_expire_immediately(bool on);
+    [[nodiscard]] bool expire_immediately() const noexcept { return expire_immediately_; }
+
     [[nodiscard]] wheel_stats stats() const noexcept;
 
     /// The tick length in use.
@@ -293,6 +307,7 @@ private:
     bool armed_ = false;
     bool continuation_posted_ = false;
     bool running_ = false;
+    bool expire_immediately_ = false;
     tick_type armed_tick_ = 0;
     std::uint64_t generation_ = 0;
     std::chrono::nanoseconds worst_lateness_{0};

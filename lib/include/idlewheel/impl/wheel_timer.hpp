@@ -216,6 +216,13 @@ std::size_t basic_wheel_timer<Clock, Executor>::expire_all() {
 }
 
 template <class Clock, class Executor>
+void basic_wheel_timer<Clock, Executor>::set_expire_immediately(bool on) {
+    check_executor();
+    expire_immediately_ = on;
+    if (on && pending() != 0 && !stopped_) arm(wheel_.now() + 1);  // the next tick runs them all
+}
+
+template <class Clock, class Executor>
 wheel_stats basic_wheel_timer<Clock, Executor>::stats() const noexcept {
     wheel_stats s;
     s.pending = pending();
@@ -310,6 +317,7 @@ template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
     // Inside the expiry loop, or with a continuation queued, the loop re-arms when it ends.
     if (running_ || continuation_posted_) return;
+    if (expire_immediately_ && due > wheel_.now() + 1) due = wheel_.now() + 1;  // the switch
     if (armed_ && armed_tick_ <= due) return;
     armed_ = true;
     armed_tick_ = due;
@@ -331,6 +339,7 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
     // Everything staged since the last wake-up was staged before this clock reading.
     if (has_staged()) flush_staged_at(wake_elapsed_);
+    if (expire_immediately_) collect_all();  // the switch: everything pending runs now
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
     detail::destruction_guard watch(destruction_);
@@ -348,6 +357,7 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     const time_point now = origin_ + wake_elapsed_;
     run_batch(max_run_per_wakeup_, watch, [this, now](detail::timer_entry& e) {
         const auto late = std::chrono::duration_cast<std::chrono::nanoseconds>(now - time_of(e.deadline()));
+        if (late < std::chrono::nanoseconds::zero()) return;  // run ahead of time (the switch)
         if (late > worst_lateness_) worst_lateness_ = late;
         std::size_t bucket = 0;
         while (bucket != wheel_stats::lateness_bounds.size() && late > wheel_stats::lateness_bounds[bucket]) ++bucket;
@@ -366,8 +376,9 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
         return;
     }
     if (stopped_) return;
-    // An open epoch, or entries staged by this batch's callbacks, need the next tick's wake-up.
-    const bool next_tick = epochs_.open() || has_staged();
+    // An open epoch, or entries staged by this batch's callbacks, need the next tick's wake-up;
+    // so does anything pending while the switch is on.
+    const bool next_tick = epochs_.open() || has_staged() || (expire_immediately_ && pending() != 0);
     if (next_tick) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due())
         arm(*due);
