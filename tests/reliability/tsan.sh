@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# demo_server under ThreadSanitizer (issue 6, item 2): build it with -fsanitize=thread in its
+# demo_server under ThreadSanitizer: build it with -fsanitize=thread in its
 # own build directory, run it with --threads 2, drive it for a while with concurrent TCP and
 # WebSocket echo clients, connection churn, idle clients that get kicked (WebSocket ones answer
 # pings) and /stats pollers, stop it with SIGTERM, and fail if TSan reported anything.

@@ -31,8 +31,8 @@
 // due now (at the next tick the wheel hands out); time_point::max() never comes.
 //
 // Where a delay starts (wheel_options::clock_read): by default every schedule() and
-// async_wait() reads the clock, which is most of what they cost (schedule + cancel of a
-// timer_node: 36-37 ns with the read, 3.7-3.9 ns without, on the machine of bench/README.md).
+// async_wait() reads the clock, which is most of what they cost (bench/README.md has the
+// figures).
 // With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
 // the wheel asks for at the next tick boundary and which reads the clock once for everything
 // scheduled since. The contract then
