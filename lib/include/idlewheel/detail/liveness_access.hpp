@@ -25,7 +25,7 @@ struct liveness_access {
     /// What a session stores for "activity now": a load and, once per epoch, a flag store and
     /// a request for a wake-up at the next tick. No clock read, no allocation.
     [[nodiscard]] static std::int64_t activity_mark(Wheel& w) noexcept {
-        if (w.epochs_.touch()) w.wake_next_tick();
+        if (w.epochs_.touch()) w.ask_next_tick();
         return w.epochs_.mark();
     }
 

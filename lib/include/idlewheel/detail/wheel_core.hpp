@@ -42,7 +42,9 @@ public:
         if (!e.linked()) return false;
         detach(e);
         ++counters_.cancelled;
-        if (pending() == 0) became_empty();
+        // A wake-up asked for the next tick (staging, an activity epoch) is kept: entries that
+        // are scheduled and cancelled within a tick then cost no Asio timer operation at all.
+        if (pending() == 0 && !next_tick_asked_) became_empty();
         return true;
     }
 
@@ -50,6 +52,15 @@ protected:
     // Asks the driver for a wake-up at the next tick boundary (staged entries, and the
     // activity epoch the liveness layer touched, are handled there).
     virtual void wake_next_tick() noexcept = 0;
+
+    // Asks for the next tick's wake-up, once per tick (the driver clears the flag when it
+    // wakes up).
+    void ask_next_tick() noexcept {
+        if (next_tick_asked_) return;
+        next_tick_asked_ = true;
+        wake_next_tick();
+    }
+    bool next_tick_asked_ = false;
 
     struct counters {
         std::uint64_t scheduled = 0;
@@ -92,7 +103,7 @@ protected:
         e.staged_ = true;
         staged_.push_back(e);
         ++staged_size_;
-        if (staged_size_ == 1) wake_next_tick();
+        ask_next_tick();
         return true;
     }
 

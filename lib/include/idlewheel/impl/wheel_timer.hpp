@@ -329,6 +329,7 @@ void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::on_wake() {
     ++counters_.wakeups;
+    next_tick_asked_ = false;  // this is that wake-up
     // One clock read serves the epoch, the wheel's advance and every callback of the batch.
     wake_elapsed_ = elapsed_now();
     // Activity of this epoch may have come after callbacks that an earlier wake-up ran at the
