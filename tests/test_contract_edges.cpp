@@ -450,3 +450,92 @@ BOOST_AUTO_TEST_CASE(entries_cost_what_the_wheel_needs) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Found by fuzz_wheel_timer: each failed on the code before its fix.
+BOOST_AUTO_TEST_SUITE(fuzz_findings)
+
+// long double arithmetic rounded 1001528003.0000000001 ns down onto a whole nanosecond.
+BOOST_AUTO_TEST_CASE(a_double_delay_is_rounded_up_exactly) {
+    const std::chrono::duration<double> d(0x1.006423a2e9c6dp+0);
+    BOOST_TEST(ceil_ns(d).count() == 1'001'528'004);
+    BOOST_TEST(ceil_ns(std::chrono::duration<float>(std::numeric_limits<float>::denorm_min())).count() == 1);
+    BOOST_TEST(ceil_ns(std::chrono::duration<double, std::ratio<3600>>(std::numeric_limits<double>::max())).count() ==
+               ns::max().count());
+    manual_clock::reset();
+    net::io_context io;
+    wheel_type wheel(io, {.tick = 1ns});
+    bool ran = false;
+    wheel.schedule(d, [&ran] { ran = true; });
+    manual_clock::advance(1'001'528'003ns);
+    poll(io);
+    BOOST_TEST(!ran);
+    manual_clock::advance(1ns);
+    poll(io);
+    BOOST_TEST(ran);
+}
+
+BOOST_AUTO_TEST_CASE(the_lateness_sum_never_overflows) {
+    manual_clock::reset();
+    net::io_context io;
+    wheel_type wheel(io);
+    int ran = 0;
+    for (int i = 0; i < 3; ++i) wheel.schedule(1ms, [&ran] { ++ran; });
+    manual_clock::advance(ns(std::int64_t{1} << 62));
+    poll(io);
+    BOOST_TEST(ran == 3);
+    BOOST_TEST(wheel.stats().lateness_sum == ns::max());  // saturated
+}
+
+namespace {
+struct resetting_session {
+    wheel_type* wheel;
+    std::optional<idlewheel::basic_idle_watch<wheel_type>> watch;
+    idlewheel::timeout hog;
+    int reports = 0;
+    bool restart = false;
+    void on_idle(idlewheel::idle_kind, bool) {
+        if (++reports != 1) return;
+        hog = wheel->schedule(1h, [] {});  // the last place, while the watch's entry is out
+        if (restart)
+            watch->reset();
+        else
+            watch->set_options({.reader = 50ms});
+    }
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(set_options_or_reset_inside_the_handler_never_counts_against_max_pending) {
+    for (const bool restart : {false, true}) {
+        BOOST_TEST_CONTEXT("reset() " << restart) {
+            manual_clock::reset();
+            net::io_context io;
+            wheel_type wheel(io, {.max_pending = 1});
+            resetting_session s{&wheel, {}, {}, 0, restart};
+            s.watch.emplace(wheel, idlewheel::idle_member<&resetting_session::on_idle>(&s),
+                            idlewheel::idle_options{.reader = 100ms});
+            s.watch->start();
+            BOOST_CHECK_NO_THROW(advance_and_poll(io, 400ms));
+            BOOST_TEST(s.watch->running());
+            BOOST_TEST(s.reports >= 4);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_clock_before_its_epoch) {
+    manual_clock::reset(manual_clock::time_point(-1h));
+    net::io_context io;
+    const auto t0 = manual_clock::now();
+    wheel_type wheel(io);
+    fired_at f{t0, {}};
+    idlewheel::timer_node n{idlewheel::call_member<&fired_at::fire>(&f)};
+    wheel.schedule(n, 20ms);
+    int ran = 0;
+    wheel.schedule(20ms, [&ran] { ++ran; });
+    advance_and_poll(io, 30ms);
+    BOOST_TEST(ran == 1);
+    BOOST_TEST(f.at == std::vector<std::int64_t>{20}, boost::test_tools::per_element());
+    BOOST_TEST((wheel.time_of(std::numeric_limits<wheel_type::tick_type>::max()) == manual_clock::time_point::max()));
+    manual_clock::reset();
+}
+
+BOOST_AUTO_TEST_SUITE_END()

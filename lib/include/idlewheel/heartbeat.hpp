@@ -97,13 +97,14 @@ public:
             stop();
             return;
         }
+        const bool was_running = state_ == state::waiting || state_ == state::awaiting_pong;  // its own entry moves
         state_ = state::waiting;
         const duration now = access::elapsed_now(*wheel_);
         heard_ = now.count();
         const auto spread = static_cast<std::uint64_t>(jitter_.count());
         offset_ = spread == 0 ? duration::zero() : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
         try {
-            access::schedule_check(*wheel_, node_, after(now, interval_, offset_), now, /*rearm=*/false);
+            access::schedule_check(*wheel_, node_, after(now, interval_, offset_), now, /*rearm=*/was_running);
         } catch (...) {
             state_ = state::stopped;
             throw;

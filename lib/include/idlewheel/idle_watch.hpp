@@ -112,12 +112,15 @@ public:
     /// Reads the clock once.
     /// @throws system_error error::too_many_pending or error::stopped (then not running).
     void start() {
+        // Restarting a running watch (its handler included, while its entry is out of the
+        // wheel) moves its own entry: that never counts against max_pending.
+        const bool was_running = running_;
         running_ = true;
         ++generation_;
         const duration now = access::elapsed_now(*wheel_);
         for (auto& a : activity_) a = now.count();
         for (auto& e : last_report_) e = never;
-        arm_or_stop(now, /*rearm=*/false);
+        arm_or_stop(now, /*rearm=*/was_running);
     }
 
     /// Stops watching; no report until start(). O(1).
@@ -140,12 +143,12 @@ public:
     }
 
     /// Per-session override of the times; takes effect at once (a kind whose new time has
-    /// already passed reports at the next tick). On a running watch this moves its own entry,
-    /// which never counts against max_pending.
+    /// already passed reports at the next tick). On a running watch (its handler included)
+    /// this moves its own entry, which never counts against max_pending.
     /// @throws system_error error::stopped if the wheel was stopped (then not running).
     void set_options(const idle_options& options) {
         apply(options);
-        if (running_) arm_or_stop(access::elapsed_now(*wheel_), /*rearm=*/node_.pending());
+        if (running_) arm_or_stop(access::elapsed_now(*wheel_), /*rearm=*/true);
     }
 
     [[nodiscard]] idle_options options() const noexcept {

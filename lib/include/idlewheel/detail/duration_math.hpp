@@ -33,12 +33,44 @@ template <class To, class Rep, class Period>
     using ratio = std::ratio_divide<Period, typename To::period>;
     constexpr auto max = std::numeric_limits<to_rep>::max();
     if constexpr (std::is_floating_point_v<Rep>) {
-        const long double v = static_cast<long double>(d.count());
+        const Rep v = d.count();
         if (std::isnan(v)) return To::max();
         if (!(v > 0)) return To::zero();
-        const long double units = std::ceil(v * static_cast<long double>(ratio::num) / static_cast<long double>(ratio::den));
-        if (!(units < static_cast<long double>(max))) return To::max();
-        return To(static_cast<to_rep>(units));
+        if (std::isinf(v)) return To::max();
+#if defined(__SIZEOF_INT128__)
+        if constexpr (std::numeric_limits<Rep>::digits <= 64 && std::numeric_limits<Rep>::radix == 2) {
+            // Exactly: v = m * 2^e with an integer m, so that a value a hair above a whole
+            // number of units is never rounded down onto it (long double arithmetic can).
+            __extension__ typedef unsigned __int128 wide;  // __extension__: no -Wpedantic warning
+            constexpr int digits = std::numeric_limits<Rep>::digits;
+            int exp = 0;
+            const Rep frac = std::frexp(v, &exp);  // v = frac * 2^exp, frac in [0.5, 1)
+            const auto m = static_cast<std::uint64_t>(std::ldexp(frac, digits));  // exact
+            const int e = exp - digits;                                            // v = m * 2^e
+            const wide num = static_cast<wide>(m) * static_cast<wide>(ratio::num);  // < 2^127
+            const wide den = static_cast<wide>(ratio::den);
+            wide units = 0;
+            if (e >= 0) {
+                if (e >= 64 || num > (~wide{0} >> 1 >> e)) return To::max();
+                const wide scaled = num << e;
+                units = scaled / den + (scaled % den != 0 ? 1U : 0U);
+            } else {
+                const int k = -e;
+                // den * 2^k; once it passes num, v is less than one unit: that is one unit.
+                if (k >= 127 || den > (~wide{0} >> 1 >> k)) return To(1);
+                const wide div = den << k;
+                units = num / div + (num % div != 0 ? 1U : 0U);
+            }
+            if (units >= static_cast<wide>(max)) return To::max();
+            return To(static_cast<to_rep>(units));
+        } else
+#endif
+        {
+            const long double units =
+                std::ceil(static_cast<long double>(v) * static_cast<long double>(ratio::num) / static_cast<long double>(ratio::den));
+            if (!(units < static_cast<long double>(max))) return To::max();
+            return To(static_cast<to_rep>(units));
+        }
     } else {
         static_assert(std::is_integral_v<Rep>, "idlewheel: a delay's rep must be an integer or floating-point type");
         if (!(d.count() > 0)) return To::zero();

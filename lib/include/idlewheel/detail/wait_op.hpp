@@ -62,6 +62,7 @@ private:
     // Lives in the handler's cancellation slot. Timer waits have no side effects, so every
     // cancellation type (terminal, partial, total) is honoured, as for Asio's timers.
     struct cancel_handler {
+        explicit cancel_handler(wait_op* o) noexcept : op(o) {}  // emplace() constructs with (): clang < 16 needs it
         wait_op* op;
         void operator()(net::cancellation_type_t type) {
             if (op == nullptr || (type & (net::cancellation_type::terminal | net::cancellation_type::partial |

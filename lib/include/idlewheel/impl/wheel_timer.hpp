@@ -267,7 +267,8 @@ auto basic_wheel_timer<Clock, Executor>::tick_at_or_after(duration e) const noex
 
 template <class Clock, class Executor>
 auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept -> time_point {
-    const auto room = static_cast<tick_type>((time_point::max() - origin_).count()) / static_cast<tick_type>(tick_.count());
+    // max() - origin, without overflow for an origin before the clock's epoch.
+    const tick_type room = detail::units_after(time_point::max(), origin_) / static_cast<tick_type>(tick_.count());
     if (tick > room) return time_point::max();
     return origin_ + tick_ * static_cast<typename duration::rep>(tick);
 }
@@ -363,7 +364,7 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
         std::size_t bucket = 0;
         while (bucket != wheel_stats::lateness_bounds.size() && late > wheel_stats::lateness_bounds[bucket]) ++bucket;
         ++lateness_count_[bucket];
-        lateness_sum_ += late;
+        lateness_sum_ = detail::saturating_add(lateness_sum_, late);
     });
 }
 
