@@ -441,6 +441,34 @@ void write_idle_corpus(const fs::path& dir) {
         write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-random-" + std::to_string(i), b);
         ++n;
     }
+    // Full wheels (slots byte: bits 2-3 pick max_pending 1, 3 or 8): a handler takes the last
+    // places while its watch's entry is out of the wheel; running watches keep reporting (their
+    // re-arms never count), new starts are refused, releasing makes room again.
+    for (const std::uint8_t limit : std::array<std::uint8_t, 3>{1, 2, 3}) {
+        const auto slots = static_cast<std::uint8_t>(limit << 2);
+        const std::string l = "-limit" + std::to_string(pending_limits[limit]);
+        put("full-wheel-keeps-reporting" + l, idle_script(1, 0, slots)
+                                                  .create(0, idle_ticks(2), idle_off(), idle_off())
+                                                  .create(1, idle_off(), idle_ticks(3), idle_off())
+                                                  .handler(0, a::fill_wheel)
+                                                  .advance(tick1, 3)
+                                                  .create(2, idle_ticks(1), idle_off(), idle_off())
+                                                  .handler(1, a::start_other, 3)
+                                                  .create(3, idle_ticks(2), idle_off(), idle_off(), false, false)
+                                                  .advance(tick3, 3)
+                                                  .handler(0, a::release)
+                                                  .advance(tick1, 3)
+                                                  .on(op::start, 3)
+                                                  .advance(tick3, 2));
+        put("full-wheel-own-handler" + l, idle_script(1, 0, slots)
+                                              .create(0, idle_ticks(2), idle_off(), idle_off())
+                                              .handler(0, a::fill_wheel)
+                                              .advance(tick1, 3)
+                                              .handler(0, a::set_options_self, 0, idle_ticks(3), idle_ticks(1))
+                                              .advance(tick1, 4)
+                                              .handler(0, a::reset_self)
+                                              .advance(tick1, 4));
+    }
 }
 
 
