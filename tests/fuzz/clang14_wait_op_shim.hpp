@@ -32,7 +32,7 @@ concept wait_op_cancel_handler = std::is_aggregate_v<T> && requires(T t) {
 #if defined(__clang__) && __clang_major__ < 16
 namespace boost::asio::detail {
 template <class Handler>
-    requires idlewheel::fuzz::wait_op_cancel_handler<Handler>
+requires idlewheel::fuzz::wait_op_cancel_handler<Handler>
 class cancellation_handler<Handler> : public cancellation_handler_base {
 public:
     template <class... Args>

@@ -127,8 +127,8 @@ std::string show(i128 v) {
 
 struct delay_spec {
     unsigned type = 0;
-    i128 icount = 0;     // the count, for integer reps
-    double fcount = 0;   // the count, for floating-point reps
+    i128 icount = 0;    // the count, for integer reps
+    double fcount = 0;  // the count, for floating-point reps
 };
 
 template <std::size_t I>
@@ -147,7 +147,8 @@ template <class F>
 void visit_delay(const delay_spec& s, F&& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((s.type == I ? (f(make_delay<delay_type<I>>(s)), 0) : 0), ...);
-    }(std::make_index_sequence<delay_type_count>{});
+    }
+    (std::make_index_sequence<delay_type_count>{});
 }
 
 // ceil(p / q) for p >= 0, q > 0.
@@ -244,14 +245,24 @@ delay_spec decode_count(fuzz_input& in, unsigned type, ns tick) {
             break;
         }
         case 2: {
-            const long double ns_max_units =
-                static_cast<long double>(ns_max) * static_cast<long double>(ratio::den) / static_cast<long double>(ratio::num);
+            const long double ns_max_units = static_cast<long double>(ns_max) * static_cast<long double>(ratio::den) /
+                                             static_cast<long double>(ratio::num);
             const unsigned which = v % extreme_count;
             if constexpr (std::is_floating_point_v<rep>) {
-                constexpr std::array<double, extreme_count> table{
-                    std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                    -std::numeric_limits<double>::infinity(), 1e300, -1e300, 0.0, -0.0, 1.0, 1e-300,
-                    std::numeric_limits<double>::denorm_min(), 0, 0, 0, 0};
+                constexpr std::array<double, extreme_count> table{std::numeric_limits<double>::quiet_NaN(),
+                                                                  std::numeric_limits<double>::infinity(),
+                                                                  -std::numeric_limits<double>::infinity(),
+                                                                  1e300,
+                                                                  -1e300,
+                                                                  0.0,
+                                                                  -0.0,
+                                                                  1.0,
+                                                                  1e-300,
+                                                                  std::numeric_limits<double>::denorm_min(),
+                                                                  0,
+                                                                  0,
+                                                                  0,
+                                                                  0};
                 if (which < 10) {
                     s.fcount = static_cast<double>(static_cast<rep>(table[which]));
                 } else if (which == 10) {
@@ -303,7 +314,8 @@ delay_spec decode_delay(fuzz_input& in, ns tick) {
     delay_spec s;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((type == I ? (s = decode_count<delay_type<I>>(in, type, tick), 0) : 0), ...);
-    }(std::make_index_sequence<delay_type_count>{});
+    }
+    (std::make_index_sequence<delay_type_count>{});
     return s;
 }
 
@@ -324,9 +336,9 @@ struct plan {
 struct record {
     kind k = kind::handle;
     state st = state::pending;
-    i128 sched = 0;  // clock time of the call (ns since the clock's epoch)
-    i128 due = 0;    // never before this; >= never: never
-    i128 late = 0;   // must have run after a poll at or after this
+    i128 sched = 0;         // clock time of the call (ns since the clock's epoch)
+    i128 due = 0;           // never before this; >= never: never
+    i128 late = 0;          // must have run after a poll at or after this
     bool early_ok = false;  // expire_all() or the switch may run it ahead of time
     bool floating = false;  // a floating-point delay (float_rounding_slack)
     plan p;
@@ -382,9 +394,9 @@ public:
             nodes_[i].h = this;
             nodes_[i].index = i;
         }
-        note("tick " + show(tick_) + " ns, max_pending " + std::to_string(options_.max_pending) + ", max_run_per_wakeup " +
-             std::to_string(options_.max_run_per_wakeup) + (per_tick_ ? ", per_tick" : ", per_schedule") + ", origin " +
-             show(origin_));
+        note("tick " + show(tick_) + " ns, max_pending " + std::to_string(options_.max_pending) +
+             ", max_run_per_wakeup " + std::to_string(options_.max_run_per_wakeup) +
+             (per_tick_ ? ", per_tick" : ", per_schedule") + ", origin " + show(origin_));
     }
 
     harness(const harness&) = delete;
@@ -423,7 +435,8 @@ public:
         record& r = records_[id];
         note("  runs: " + std::string(kind_names[static_cast<unsigned>(k)]) + " " + std::to_string(id));
         if (r.k != k) fail("timeout ", id, " ran as the wrong kind");
-        if (in_call_ != 0) fail("timeout ", id, " (", r.what, ") ran inline, inside the call that scheduled or changed it");
+        if (in_call_ != 0)
+            fail("timeout ", id, " (", r.what, ") ran inline, inside the call that scheduled or changed it");
         if (depth_ != 0) fail("timeout ", id, " (", r.what, ") ran inside another callback");
         if (r.st != state::pending)
             fail("timeout ", id, " (", r.what, ") ran, but it is ", state_names[static_cast<unsigned>(r.st)]);
@@ -449,13 +462,16 @@ public:
         if (r.signal >= 0 && signal_owner_[static_cast<unsigned>(r.signal)] == static_cast<long>(id))
             signal_owner_[static_cast<unsigned>(r.signal)] = -1;
         if (r.st == state::refused) {
-            if (ec != r.refused_with) fail("wait ", id, " was refused with ", r.refused_with.message(), ", completed with ", ec.message());
+            if (ec != r.refused_with)
+                fail("wait ", id, " was refused with ", r.refused_with.message(), ", completed with ", ec.message());
         } else if (!ec) {
-            if (r.st != state::pending) fail("wait ", id, " (", r.what, ") succeeded, but it is ", state_names[static_cast<unsigned>(r.st)]);
+            if (r.st != state::pending)
+                fail("wait ", id, " (", r.what, ") succeeded, but it is ", state_names[static_cast<unsigned>(r.st)]);
             check_not_early(id, r, t);
             r.st = state::ran;
         } else if (ec == net::error::operation_aborted) {
-            if (!r.cancel_emitted && !r.stop_seen) fail("wait ", id, " (", r.what, ") aborted, but it was never cancelled or stopped");
+            if (!r.cancel_emitted && !r.stop_seen)
+                fail("wait ", id, " (", r.what, ") aborted, but it was never cancelled or stopped");
             r.st = state::cancelled;
         } else {
             fail("wait ", id, " completed with an unexpected error: ", ec.message());
@@ -501,7 +517,9 @@ private:
         std::ostringstream os;
         (os << ... << parts);
         std::fprintf(stderr, "\nfuzz_wheel_timer: %s\n", os.str().c_str());
-        std::fprintf(stderr, "at %s ns (origin %s, %s ns since; tick %s ns, max_pending %zu, max_run_per_wakeup %zu, %s); last operations:\n",
+        std::fprintf(stderr,
+                     "at %s ns (origin %s, %s ns since; tick %s ns, max_pending %zu, max_run_per_wakeup %zu, %s); last "
+                     "operations:\n",
                      show(now()).c_str(), show(origin_).c_str(), show(now() - origin_).c_str(), show(tick_).c_str(),
                      options_.max_pending, options_.max_run_per_wakeup, per_tick_ ? "per_tick" : "per_schedule");
         for (const auto& e : history_) std::fprintf(stderr, "  [%s] %s\n", show(e.at).c_str(), e.text.c_str());
@@ -513,8 +531,8 @@ private:
         if (r.early_ok) return;
         const i128 slack = r.floating ? float_rounding_slack : 0;
         if (t < r.due - slack)
-            fail("early: timeout ", id, " (", r.what, ") ran at ", show(t), ", due ", show(r.due), " (", show(r.due - t),
-                 " ns early)");
+            fail("early: timeout ", id, " (", r.what, ") ran at ", show(t), ", due ", show(r.due), " (",
+                 show(r.due - t), " ns early)");
     }
 
     // ---- the model's bookkeeping ----
@@ -572,13 +590,14 @@ private:
         record& r = records_[id];
         const auto [lo, hi] = pending_range();
         if (expected == 1 && !refused)
-            fail("accepted ", r.what, " although the wheel is ", stopped_ ? "stopped" : "full", " (model pending ", lo, "-", hi,
-                 ", max_pending ", options_.max_pending, ")");
+            fail("accepted ", r.what, " although the wheel is ", stopped_ ? "stopped" : "full", " (model pending ", lo,
+                 "-", hi, ", max_pending ", options_.max_pending, ")");
         if (expected == 0 && refused)
             fail("refused ", r.what, " with '", ec.message(), "' (model pending ", lo, "-", hi, ", max_pending ",
                  options_.max_pending, ", stopped ", stopped_, ")");
         if (refused) {
-            const auto want = idlewheel::make_error_code(stopped_ ? idlewheel::error::stopped : idlewheel::error::too_many_pending);
+            const auto want =
+                idlewheel::make_error_code(stopped_ ? idlewheel::error::stopped : idlewheel::error::too_many_pending);
             if (ec != want) fail("refused ", r.what, " with '", ec.message(), "', expected '", want.message(), "'");
             r.st = state::refused;
             r.refused_with = ec;
@@ -626,7 +645,8 @@ private:
 
     // A new record for node `slot`, replacing a pending one (a move, never refused by max_pending).
     template <class Call>
-    void schedule_node_with(unsigned slot, i128 due, bool relative, bool floating, const plan& p, std::string what, Call&& call) {
+    void schedule_node_with(unsigned slot, i128 due, bool relative, bool floating, const plan& p, std::string what,
+                            Call&& call) {
         auto& s = nodes_[slot];
         idlewheel::timer_node& node = node_at(slot);
         const long old = s.id;
@@ -653,8 +673,9 @@ private:
     }
 
     void schedule_node(unsigned slot, const delay_spec& d, const plan& p) {
-        schedule_node_with(slot, now() + exact_ns(d), true, is_floating(d), p, what_of("node", d),
-                           [&](idlewheel::timer_node& node) { visit_delay(d, [&](auto delay) { wheel_->schedule(node, delay); }); });
+        schedule_node_with(
+            slot, now() + exact_ns(d), true, is_floating(d), p, what_of("node", d),
+            [&](idlewheel::timer_node& node) { visit_delay(d, [&](auto delay) { wheel_->schedule(node, delay); }); });
     }
 
     void schedule_at(unsigned slot, i128 when, const plan& p) {
@@ -665,15 +686,17 @@ private:
 
     void async_wait(unsigned slot, const delay_spec& d, const plan& p) {
         const int expected = expect_refusal(false);
-        const std::size_t id = add_record(kind::wait, now() + exact_ns(d), true, is_floating(d), p, what_of("async_wait", d));
+        const std::size_t id =
+            add_record(kind::wait, now() + exact_ns(d), true, is_floating(d), p, what_of("async_wait", d));
         const bool bind = signal_owner_[slot] < 0;
-        note("async_wait " + std::to_string(id) + (bind ? " on signal " + std::to_string(slot) : std::string(" (no signal)")) +
-             ": " + records_[id].what);
+        note("async_wait " + std::to_string(id) +
+             (bind ? " on signal " + std::to_string(slot) : std::string(" (no signal)")) + ": " + records_[id].what);
         {
             call_guard g(*this);
             visit_delay(d, [&](auto delay) {
                 if (bind)
-                    wheel_->async_wait(delay, net::bind_cancellation_slot(signals_[slot].slot(), wait_handler{this, id}));
+                    wheel_->async_wait(delay,
+                                       net::bind_cancellation_slot(signals_[slot].slot(), wait_handler{this, id}));
                 else
                     wheel_->async_wait(delay, wait_handler{this, id});
             });
@@ -722,7 +745,8 @@ private:
             }
             default: {
                 const long id = signal_owner_[slot];
-                note("emit terminal cancellation on signal " + std::to_string(slot) + " (wait " + std::to_string(id) + ")");
+                note("emit terminal cancellation on signal " + std::to_string(slot) + " (wait " + std::to_string(id) +
+                     ")");
                 if (id >= 0) records_[static_cast<std::size_t>(id)].cancel_emitted = true;
                 call_guard g(*this);
                 signals_[slot].emit(net::cancellation_type::terminal);
@@ -752,7 +776,8 @@ private:
         }
         stopped_ = true;
         for (auto& r : records_) mark_stopped(r);
-        if (unrun.size() != handles) fail("stop() returned ", unrun.size(), " handles, the model has ", handles, " pending");
+        if (unrun.size() != handles)
+            fail("stop() returned ", unrun.size(), " handles, the model has ", handles, " pending");
         for (const auto& t : unrun)
             if (!t.cancelled()) fail("a handle stop() returned does not report cancelled()");
     }
@@ -794,35 +819,22 @@ private:
     void act(std::size_t id, const plan& p) {
         switch (p.what) {
             case behaviour::none:
-            case behaviour::count:
-                break;
-            case behaviour::throws:
-                throw_for(id);
-            case behaviour::spawn:
-                spawn(p.child, "spawned by " + std::to_string(id) + ", " + describe(p.child));
-                break;
+            case behaviour::count: break;
+            case behaviour::throws: throw_for(id);
+            case behaviour::spawn: spawn(p.child, "spawned by " + std::to_string(id) + ", " + describe(p.child)); break;
             case behaviour::fill:
                 for (int i = 0; i < 80; ++i) {
                     const std::size_t before = records_.size();
                     spawn(p.child, "filling, by " + std::to_string(id) + ", " + describe(p.child));
-                    if (records_[before].st == state::refused || stopped_ || (options_.max_pending == 0 && i == 7)) break;
+                    if (records_[before].st == state::refused || stopped_ || (options_.max_pending == 0 && i == 7))
+                        break;
                 }
                 break;
-            case behaviour::cancel_handle:
-                cancel(0, p.operand % slot_count);
-                break;
-            case behaviour::reschedule_node:
-                schedule_node(p.operand % slot_count, p.child, {});
-                break;
-            case behaviour::expire_all:
-                expire_all_now();
-                break;
-            case behaviour::stop:
-                stop();
-                break;
-            case behaviour::destroy_node:
-                destroy_node(p.operand % slot_count);
-                break;
+            case behaviour::cancel_handle: cancel(0, p.operand % slot_count); break;
+            case behaviour::reschedule_node: schedule_node(p.operand % slot_count, p.child, {}); break;
+            case behaviour::expire_all: expire_all_now(); break;
+            case behaviour::stop: stop(); break;
+            case behaviour::destroy_node: destroy_node(p.operand % slot_count); break;
         }
     }
 
@@ -893,13 +905,14 @@ private:
                 const auto& h = handles_[i];
                 if (h.pending() != (r.st == state::pending) || h.expired() != (r.st == state::ran) ||
                     h.cancelled() != (r.st == state::cancelled || r.st == state::stopped))
-                    fail("handle ", handle_ids_[i], " reports pending ", h.pending(), " expired ", h.expired(), " cancelled ",
-                         h.cancelled(), "; the model: ", state_names[static_cast<unsigned>(r.st)]);
+                    fail("handle ", handle_ids_[i], " reports pending ", h.pending(), " expired ", h.expired(),
+                         " cancelled ", h.cancelled(), "; the model: ", state_names[static_cast<unsigned>(r.st)]);
             }
             const auto& s = nodes_[i];
             if (s.node && s.id >= 0) {
                 const bool expected = records_[static_cast<std::size_t>(s.id)].st == state::pending;
-                if (s.node->pending() != expected) fail("node ", i, " pending() ", s.node->pending(), ", the model ", expected);
+                if (s.node->pending() != expected)
+                    fail("node ", i, " pending() ", s.node->pending(), ", the model ", expected);
             }
         }
     }
@@ -1019,29 +1032,17 @@ private:
                 cancel(what, in_.byte() % slot_count);
                 break;
             }
-            case op::destroy_node:
-                destroy_node(in_.byte() % slot_count);
-                break;
-            case op::advance:
-                advance(in_.byte());
-                break;
+            case op::destroy_node: destroy_node(in_.byte() % slot_count); break;
+            case op::advance: advance(in_.byte()); break;
             case op::advance_to_due: {
                 const std::uint8_t index = in_.byte();
                 advance_to_due(index, in_.byte());
                 break;
             }
-            case op::poll:
-                note("poll");
-                break;
-            case op::expire_all:
-                expire_all_now();
-                break;
-            case op::stop:
-                stop();
-                break;
-            case op::toggle_switch:
-                toggle_switch();
-                break;
+            case op::poll: note("poll"); break;
+            case op::expire_all: expire_all_now(); break;
+            case op::stop: stop(); break;
+            case op::toggle_switch: toggle_switch(); break;
         }
     }
 

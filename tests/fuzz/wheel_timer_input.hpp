@@ -35,28 +35,28 @@ namespace idlewheel::fuzz::wt {
 
 using ns = std::chrono::nanoseconds;
 
-inline constexpr std::array<ns, 8> ticks{std::chrono::milliseconds(10), std::chrono::milliseconds(1), ns(1),
-                                         ns(7), std::chrono::milliseconds(3), std::chrono::microseconds(333),
-                                         std::chrono::seconds(1), ns(100)};
+inline constexpr std::array<ns, 8> ticks{
+    std::chrono::milliseconds(10),  std::chrono::milliseconds(1), ns(1),  ns(7), std::chrono::milliseconds(3),
+    std::chrono::microseconds(333), std::chrono::seconds(1),      ns(100)};
 inline constexpr std::array<std::size_t, 8> max_pendings{0, 1, 2, 3, 5, 8, 16, 64};
 inline constexpr std::array<std::size_t, 4> run_bounds{4096, 1, 2, 3};
 
 enum class start : std::uint8_t { one_hour, epoch, near_max, one_day };
 
 // The chrono types delays come in: odd periods, narrow, unsigned and floating-point reps.
-using delay_types = std::tuple<std::chrono::nanoseconds,                                   // 0
-                               std::chrono::duration<std::int64_t, std::ratio<1, 3>>,      // 1
-                               std::chrono::duration<std::int32_t, std::ratio<1, 7000>>,   // 2
-                               std::chrono::duration<double>,                              // 3
-                               std::chrono::duration<float, std::milli>,                   // 4
-                               std::chrono::duration<std::uint64_t, std::milli>,           // 5
-                               std::chrono::duration<std::uint8_t>,                        // 6
-                               std::chrono::hours,                                         // 7
-                               std::chrono::years,                                         // 8
-                               std::chrono::duration<std::int16_t, std::milli>,            // 9
-                               std::chrono::microseconds,                                  // 10
-                               std::chrono::duration<double, std::micro>,                  // 11
-                               std::chrono::duration<std::int64_t, std::ratio<7, 3>>,      // 12
+using delay_types = std::tuple<std::chrono::nanoseconds,                                             // 0
+                               std::chrono::duration<std::int64_t, std::ratio<1, 3>>,                // 1
+                               std::chrono::duration<std::int32_t, std::ratio<1, 7000>>,             // 2
+                               std::chrono::duration<double>,                                        // 3
+                               std::chrono::duration<float, std::milli>,                             // 4
+                               std::chrono::duration<std::uint64_t, std::milli>,                     // 5
+                               std::chrono::duration<std::uint8_t>,                                  // 6
+                               std::chrono::hours,                                                   // 7
+                               std::chrono::years,                                                   // 8
+                               std::chrono::duration<std::int16_t, std::milli>,                      // 9
+                               std::chrono::microseconds,                                            // 10
+                               std::chrono::duration<double, std::micro>,                            // 11
+                               std::chrono::duration<std::int64_t, std::ratio<7, 3>>,                // 12
                                std::chrono::duration<std::uint32_t, std::ratio<1, 3'000'000'000>>>;  // 13
 inline constexpr unsigned delay_type_count = std::tuple_size_v<delay_types>;
 
@@ -84,11 +84,11 @@ enum class op : std::uint8_t {
 };
 
 inline constexpr std::array<op, 32> opcodes{
-    op::schedule,    op::schedule,      op::schedule,       op::schedule_node, op::schedule_node, op::schedule_node,
-    op::schedule_at, op::schedule_at,   op::async_wait,     op::async_wait,    op::async_wait,    op::cancel,
-    op::cancel,      op::cancel,        op::destroy_node,   op::advance,       op::advance,       op::advance,
-    op::advance,     op::advance,       op::advance,        op::advance,       op::advance_to_due, op::advance_to_due,
-    op::poll,        op::expire_all,    op::stop,           op::toggle_switch, op::toggle_switch, op::schedule,
+    op::schedule,    op::schedule,       op::schedule,     op::schedule_node, op::schedule_node,  op::schedule_node,
+    op::schedule_at, op::schedule_at,    op::async_wait,   op::async_wait,    op::async_wait,     op::cancel,
+    op::cancel,      op::cancel,         op::destroy_node, op::advance,       op::advance,        op::advance,
+    op::advance,     op::advance,        op::advance,      op::advance,       op::advance_to_due, op::advance_to_due,
+    op::poll,        op::expire_all,     op::stop,         op::toggle_switch, op::toggle_switch,  op::schedule,
     op::advance,     op::advance_to_due,
 };
 
@@ -119,7 +119,8 @@ enum class behaviour : std::uint8_t {
 // Behaviours weighted towards the plain case.
 [[nodiscard]] constexpr behaviour decode_behaviour(std::uint8_t b) noexcept {
     const unsigned v = b % 16;
-    return v < 7 ? behaviour::none : static_cast<behaviour>(v - 6 < static_cast<unsigned>(behaviour::count) ? v - 6 : 1);
+    return v < 7 ? behaviour::none
+                 : static_cast<behaviour>(v - 6 < static_cast<unsigned>(behaviour::count) ? v - 6 : 1);
 }
 
 // The first behaviour byte that means `k`.
