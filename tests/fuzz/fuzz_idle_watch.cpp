@@ -132,7 +132,8 @@ struct event {
         poll,
         plan,
         report,
-        act
+        act,
+        refused
     };
     what type = what::poll;
     unsigned slot = 0;
@@ -149,10 +150,10 @@ std::string show(const idle_options& o) {
     return os.str();
 }
 
-constexpr std::array<const char*, 11> action_names{
+constexpr std::array<const char*, 13> action_names{
     "nothing", "stop itself", "destroy itself", "reset itself", "set its options",
     "stop",    "destroy",     "start",          "on_read of",   "on_write of",
-    "?"};
+    "fill the wheel", "release the wheel", "?"};
 
 std::string describe(const event& e) {
     std::ostringstream os;
@@ -201,6 +202,9 @@ std::string describe(const event& e) {
             os << "  report: " << e.slot << " " << idlewheel::to_string(static_cast<idle_kind>(e.value / 2))
                << ((e.value & 1) != 0 ? " (first)" : " (repeat)");
             break;
+        case event::what::refused:
+            os << "  refused: the wheel is full";
+            break;
         case event::what::act:
             os << "  its handler does: " << action << " (other " << e.other << ")";
             break;
@@ -218,6 +222,7 @@ struct setup {
         options.tick = ticks[t % ticks.size()];
         options.max_run_per_wakeup = batch_limits[b % batch_limits.size()];
         slots = slot_counts[s % slot_counts.size()];
+        options.max_pending = pending_limits[(s >> 2) % pending_limits.size()];
         manual_clock::reset();
         origin = manual_clock::now();
     }
@@ -250,6 +255,8 @@ public:
         if (s.reader_idle + s.writer_idle + s.all_idle != reports_)
             fail("liveness_stats counts ", s.reader_idle + s.writer_idle + s.all_idle,
                  " idle reports, the handlers saw ", reports_);
+        for (auto& t : taken_) t.cancel();
+        taken_.clear();
         for (unsigned i = 0; i < slots_.size(); ++i) destroy(i);
         poll_and_check();
         if (wheel_.pending() != 0) fail("every watch destroyed, but the wheel has ", wheel_.pending(), " pending");
@@ -401,7 +408,17 @@ private:
         auto& w = slots_[slot];
         if (!w.watch) return;
         record(as_reset ? event::what::reset : event::what::start, slot);
-        as_reset ? w.watch->reset() : w.watch->start();
+        try {
+            as_reset ? w.watch->reset() : w.watch->start();
+        } catch (const idlewheel::system_error& e) {
+            // Documented: start() (and reset()) put the watch's entry in the wheel, and a full
+            // wheel refuses a first arm; from inside its own handler a restart is one (its
+            // entry is out of the wheel while the handler runs).
+            refused(e, "start()");
+            if (w.watch->running()) fail("a refused start() left watch ", slot, " running");
+            w.running = false;
+            return;
+        }
         w.running = true;
         w.start = w.floor = now();
         w.reported = {};
@@ -420,10 +437,51 @@ private:
         auto& w = slots_[slot];
         if (!w.watch) return;
         record({event::what::set_options, slot, 0, 0, 0, o});
-        w.watch->set_options(o);
+        bool refused_now = false;
+        try {
+            w.watch->set_options(o);
+        } catch (const idlewheel::system_error& e) {
+            // A finding (README.md): set_options() of a running watch is documented never to
+            // count against max_pending, but from inside its own handler (its entry is out of
+            // the wheel then), or when every kind was off, it is a first arm and a full wheel
+            // refuses it: the watch stops. Tolerated (the model follows) unless
+            // IDLEWHEEL_FUZZ_STRICT_LIVENESS is defined.
+#ifdef IDLEWHEEL_FUZZ_STRICT_LIVENESS
+            fail("set_options() of running watch ", slot, " threw: ", e.what());
+#endif
+            refused(e, "set_options()");
+            refused_now = true;
+        }
         w.time = {o.reader, o.writer, o.all};
         w.observe = o.observe_output;
         w.floor = now();
+        if (refused_now) {
+            if (w.watch->running()) fail("a refused set_options() left watch ", slot, " running");
+            w.running = false;
+        }
+    }
+
+    // A refusal of the wheel is too_many_pending at a full wheel, nothing else.
+    void refused(const idlewheel::system_error& e, const char* what) {
+        record({event::what::refused, 0, 0, 0, 0, {}});
+        if (e.code() != idlewheel::make_error_code(idlewheel::error::too_many_pending))
+            fail(what, " threw ", e.what());
+        if (setup_.options.max_pending == 0 || wheel_.pending() < setup_.options.max_pending)
+            fail(what, " refused with the wheel at ", wheel_.pending(), " of max_pending ", setup_.options.max_pending);
+    }
+
+    // Takes every free place of the wheel with timeouts an hour away.
+    void fill_wheel() {
+        if (setup_.options.max_pending == 0) return;
+        for (std::size_t i = 0; i <= setup_.options.max_pending; ++i) {
+            try {
+                taken_.push_back(wheel_.schedule(std::chrono::hours(1), [] {}));
+            } catch (const idlewheel::system_error& e) {
+                refused(e, "schedule()");
+                return;
+            }
+        }
+        fail("the wheel took more than max_pending ", setup_.options.max_pending, " timeouts");
     }
 
     void read(unsigned slot) {
@@ -561,6 +619,13 @@ private:
             case handler_action_kind::write_other:
                 write(a.other);
                 break;
+            case handler_action_kind::fill_wheel:
+                fill_wheel();
+                break;
+            case handler_action_kind::release:
+                for (auto& t : taken_) t.cancel();
+                taken_.clear();
+                break;
             case handler_action_kind::count:
                 break;
         }
@@ -594,6 +659,7 @@ private:
     std::deque<event> history_;
     std::uint64_t sequence_ = 0;
     std::uint64_t reports_ = 0;
+    std::vector<idlewheel::timeout> taken_;  // the handlers' fill_wheel
 };
 
 }  // namespace

@@ -4,7 +4,8 @@
 
 // The input format of fuzz_idle_watch, shared with make_corpus (which writes seed inputs).
 //
-//   header:    [tick] [batch] [slots]
+//   header:    [tick] [batch] [slots]       slots: bits 0-1 how many watches, bits 2-3 the
+//                                           wheel's max_pending (pending_limits)
 //   operation: [opcode] [operands...]           repeated until the input ends
 //
 //   create          slot, reader, writer, all, flags   flags: bit 0 observe_output, bit 1 start
@@ -44,6 +45,7 @@ inline constexpr std::array<ns, 8> ticks{std::chrono::milliseconds(1),
                                          std::chrono::microseconds(333)};
 inline constexpr std::array<std::size_t, 4> batch_limits{4096, 1, 2, 3};  // max_run_per_wakeup
 inline constexpr std::array<unsigned, 4> slot_counts{8, 2, 64, 16};       // watches at most
+inline constexpr std::array<std::size_t, 4> pending_limits{0, 1, 3, 8};   // max_pending (0: none)
 
 enum class idle_op : std::uint8_t {
     create,
@@ -92,6 +94,8 @@ enum class handler_action_kind : std::uint8_t {
     start_other,
     read_other,   // on_read() of another watch (or itself) from inside a report
     write_other,  // on_write()
+    fill_wheel,   // schedules 1 h timeouts until the wheel refuses one (max_pending)
+    release,      // cancels those timeouts
     count
 };
 

@@ -10,6 +10,11 @@
 // picks the kind), so that the rare kinds, take_all and rebuild, are in the seeds: the fuzzer
 // then mutates around them instead of having to find a 1-in-25 000 roll first.
 //
+// fuzz_wheel_timer seeds: one short script per class of the contract's edges (every delay
+// type at ordinary sizes and at its extremes, a huge odd-period delay, a double that long double
+// rounds down, absolute times at the limits from every start of the clock, full wheels, throwing
+// callbacks and wait handlers, expire_all, stop, the switch), in both clock_read modes.
+//
 // fuzz_idle_watch seeds: short scripts written in its input format (idle_watch_input.hpp), one
 // per behaviour the library documents (each kind, repeats, observe_output, options changed
 // while running, each thing a handler may do inside a report, batches split by
@@ -19,6 +24,7 @@
 #include "idle_watch_input.hpp"
 #include "support/wheel_model.hpp"
 #include "wheel_input.hpp"
+#include "wheel_timer_input.hpp"
 
 #include <array>
 #include <cstdint>
@@ -435,6 +441,242 @@ void write_idle_corpus(const fs::path& dir) {
         write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-random-" + std::to_string(i), b);
         ++n;
     }
+    // Full wheels (slots byte: bits 2-3 pick max_pending 1, 3 or 8): a handler takes the last
+    // places while its watch's entry is out of the wheel; running watches keep reporting (their
+    // re-arms never count), new starts are refused, releasing makes room again.
+    for (const std::uint8_t limit : std::array<std::uint8_t, 3>{1, 2, 3}) {
+        const auto slots = static_cast<std::uint8_t>(limit << 2);
+        const std::string l = "-limit" + std::to_string(pending_limits[limit]);
+        put("full-wheel-keeps-reporting" + l, idle_script(1, 0, slots)
+                                                  .create(0, idle_ticks(2), idle_off(), idle_off())
+                                                  .create(1, idle_off(), idle_ticks(3), idle_off())
+                                                  .handler(0, a::fill_wheel)
+                                                  .advance(tick1, 3)
+                                                  .create(2, idle_ticks(1), idle_off(), idle_off())
+                                                  .handler(1, a::start_other, 3)
+                                                  .create(3, idle_ticks(2), idle_off(), idle_off(), false, false)
+                                                  .advance(tick3, 3)
+                                                  .handler(0, a::release)
+                                                  .advance(tick1, 3)
+                                                  .on(op::start, 3)
+                                                  .advance(tick3, 2));
+        put("full-wheel-own-handler" + l, idle_script(1, 0, slots)
+                                              .create(0, idle_ticks(2), idle_off(), idle_off())
+                                              .handler(0, a::fill_wheel)
+                                              .advance(tick1, 3)
+                                              .handler(0, a::set_options_self, 0, idle_ticks(3), idle_ticks(1))
+                                              .advance(tick1, 4)
+                                              .handler(0, a::reset_self)
+                                              .advance(tick1, 4));
+    }
+}
+
+
+// ---- fuzz_wheel_timer ----
+
+class timer_script {
+public:
+    timer_script(bool per_tick, wt::start origin, std::uint8_t tick, std::uint8_t max_pending, std::uint8_t run_bound) {
+        b_ = {static_cast<std::uint8_t>((per_tick ? 1U : 0U) | (static_cast<unsigned>(origin) << 1)), tick, max_pending,
+              run_bound};
+    }
+    // Delays: [type] [shape] [operands].
+    static bytes ticks(unsigned type, unsigned quarters, unsigned mode = 1) {
+        return {static_cast<std::uint8_t>(type), static_cast<std::uint8_t>(quarters & 127U), static_cast<std::uint8_t>(mode)};
+    }
+    static bytes extreme(unsigned type, unsigned which) {
+        return {static_cast<std::uint8_t>(type), static_cast<std::uint8_t>(0x80U | which)};
+    }
+    static bytes raw(unsigned type, std::uint64_t count) {
+        bytes b{static_cast<std::uint8_t>(type), 0xC0};
+        put_u64(b, count);
+        return b;
+    }
+    // Behaviours: [kind] [operand] [delay, for spawn / fill / reschedule_node].
+    static bytes plain() { return {0, 0}; }
+    static bytes does(wt::behaviour k, unsigned operand = 0, const bytes& child = ticks(0, 4)) {
+        bytes b{wt::behaviour_byte(k), static_cast<std::uint8_t>(operand)};
+        if (k == wt::behaviour::spawn || k == wt::behaviour::fill || k == wt::behaviour::reschedule_node)
+            b.insert(b.end(), child.begin(), child.end());
+        return b;
+    }
+
+    timer_script& schedule(unsigned slot, const bytes& delay, const bytes& behaviour = plain()) {
+        return op(wt::op::schedule, {static_cast<std::uint8_t>(slot)}, delay, behaviour);
+    }
+    timer_script& node(unsigned slot, const bytes& delay, const bytes& behaviour = plain()) {
+        return op(wt::op::schedule_node, {static_cast<std::uint8_t>(slot)}, delay, behaviour);
+    }
+    timer_script& at(unsigned slot, wt::when w, std::uint8_t operand = 0, const bytes& behaviour = plain()) {
+        bytes when{static_cast<std::uint8_t>(w), operand};
+        if (w == wt::when::raw) put_u64(when, 0x7FFFFFFFFFFFFF00ULL);
+        return op(wt::op::schedule_at, {static_cast<std::uint8_t>(slot)}, when, behaviour);
+    }
+    timer_script& wait(unsigned slot, const bytes& delay, const bytes& behaviour = plain()) {
+        return op(wt::op::async_wait, {static_cast<std::uint8_t>(slot)}, delay, behaviour);
+    }
+    timer_script& cancel(unsigned what, unsigned slot) {
+        return op(wt::op::cancel, {static_cast<std::uint8_t>(what), static_cast<std::uint8_t>(slot)}, {}, {});
+    }
+    timer_script& advance(std::uint8_t amount, int times = 1) {
+        for (int i = 0; i < times; ++i) op(wt::op::advance, {amount}, {}, {});
+        return *this;
+    }
+    timer_script& to_due(unsigned index, unsigned offset) {
+        return op(wt::op::advance_to_due, {static_cast<std::uint8_t>(index), static_cast<std::uint8_t>(offset)}, {}, {});
+    }
+    timer_script& just(wt::op o) { return op(o, {}, {}, {}); }
+    [[nodiscard]] const bytes& data() const noexcept { return b_; }
+
+private:
+    timer_script& op(wt::op o, const bytes& a, const bytes& b, const bytes& c) {
+        b_.push_back(wt::opcode_of(o));
+        for (const bytes* part : {&a, &b, &c}) b_.insert(b_.end(), part->begin(), part->end());
+        return *this;
+    }
+    bytes b_;
+};
+
+void write_wheel_timer_corpus(const fs::path& dir) {
+    using wt::behaviour;
+    using wt::op;
+    using wt::start;
+    using wt::when;
+    using ts = timer_script;
+    int n = 0;
+    const auto put = [&](const std::string& what, const timer_script& s) {
+        write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-" + what, s.data());
+        ++n;
+    };
+    const std::uint8_t tick1 = wt::advance_ticks(1), tick8 = wt::advance_ticks(8);
+
+    for (const bool per_tick : {false, true}) {
+        const std::string mode = per_tick ? "-per-tick" : "";
+        // Every delay type at ordinary sizes: a few ticks, rounded each way.
+        for (unsigned type = 0; type < wt::delay_type_count; ++type) {
+            ts s(per_tick, start::one_hour, static_cast<std::uint8_t>(type % 2 == 0 ? 1 : 4), 0, 0);
+            s.advance(0x10);  // off a tick boundary
+            for (unsigned mode_byte = 0; mode_byte < 4; ++mode_byte)
+                s.schedule(mode_byte, ts::ticks(type, 3 + 5 * mode_byte, mode_byte));
+            s.node(0, ts::ticks(type, 9, 3)).wait(0, ts::ticks(type, 6, 2)).advance(tick8, 4);
+            put("type" + std::to_string(type) + mode, s);
+        }
+        // Every extreme of every type: saturated, never early, never wrapped to "now".
+        for (unsigned type = 0; type < wt::delay_type_count; ++type) {
+            ts s(per_tick, start::one_hour, 2, 0, 0);  // 1 ns ticks
+            for (unsigned which = 0; which < wt::extreme_count; ++which)
+                which % 3 == 2 ? s.wait(which % 8, ts::extreme(type, which)) : s.schedule(which % 8, ts::extreme(type, which));
+            s.advance(tick8, 2).advance(wt::advance_jump(40)).to_due(0, 1).to_due(1, 0).just(op::stop);
+            put("extremes-type" + std::to_string(type) + mode, s);
+        }
+        // 5e9 s in thirds of a second: representable in nanoseconds, overflows std::chrono::ceil.
+        put("odd-period-huge" + mode, ts(per_tick, start::one_hour, 0, 0, 0)
+                                          .schedule(0, ts::raw(1, 15'000'000'000ULL))
+                                          .node(1, ts::raw(1, 15'000'000'000ULL))
+                                          .wait(2, ts::raw(12, 4'000'000'000'000'000'000ULL))
+                                          .advance(tick8, 3)
+                                          .advance(wt::advance_jump(47), 3)
+                                          .to_due(0, 0));
+        // A double that long double rounds down onto a whole nanosecond (1.001528003... s).
+        put("double-rounding" + mode, ts(per_tick, start::one_hour, 2, 0, 0)
+                                          .schedule(0, ts::raw(3, 0x3FF006423A2E9C6DULL))
+                                          .node(0, ts::raw(3, 0x3FF00484745D38DAULL))
+                                          .wait(0, ts::raw(3, 0x3FF002C6AE8BD547ULL))
+                                          .to_due(0, 0)
+                                          .to_due(0, 0)
+                                          .to_due(0, 0)
+                                          .advance(tick1, 2));
+        // Absolute times at the limits, from every start of the clock.
+        for (const start origin : {start::one_hour, start::epoch, start::near_max, start::one_day}) {
+            ts s(per_tick, origin, static_cast<std::uint8_t>(static_cast<unsigned>(origin) * 2), 0, 0);
+            s.advance(0x21);
+            for (unsigned w = 0; w < static_cast<unsigned>(when::count); ++w) s.at(w % 8, static_cast<when>(w), 5);
+            s.advance(tick1, 3).advance(wt::advance_jump(30)).to_due(0, 3);
+            put("absolute-limits-start" + std::to_string(static_cast<unsigned>(origin)) + mode, s);
+        }
+        // Full wheels: callbacks that fill it, moves of pending nodes (never counted), refused waits.
+        for (const std::uint8_t max_pending : std::array<std::uint8_t, 4>{1, 2, 3, 6}) {
+            put("full-" + std::to_string(wt::max_pendings[max_pending]) + mode,
+                ts(per_tick, start::one_hour, 1, max_pending, 0)
+                    .node(0, ts::ticks(0, 8))
+                    .schedule(0, ts::ticks(5, 4), ts::does(behaviour::fill, 0, ts::ticks(10, 12)))
+                    .advance(tick1, 2)
+                    .node(0, ts::ticks(0, 20))
+                    .node(1, ts::ticks(0, 4))
+                    .wait(0, ts::ticks(0, 4), ts::does(behaviour::spawn, 0, ts::ticks(3, 8)))
+                    .schedule(1, ts::ticks(0, 1))
+                    .advance(tick8, 3)
+                    .cancel(0, 0)
+                    .schedule(2, ts::ticks(7, 1), ts::does(behaviour::reschedule_node, 0, ts::ticks(0, 4)))
+                    .advance(tick8, 2));
+        }
+        // Throwing callbacks and wait handlers of one wake-up, batches split by the run bound.
+        for (const std::uint8_t run_bound : std::array<std::uint8_t, 3>{0, 1, 2}) {
+            put("throwing-bound" + std::to_string(run_bound) + mode,
+                ts(per_tick, start::one_hour, 0, 0, run_bound)
+                    .schedule(0, ts::ticks(0, 4), ts::does(behaviour::throws))
+                    .wait(0, ts::ticks(0, 4), ts::does(behaviour::throws))
+                    .wait(1, ts::ticks(0, 4), ts::does(behaviour::throws))
+                    .node(0, ts::ticks(0, 4), ts::does(behaviour::throws))
+                    .schedule(1, ts::ticks(0, 4))
+                    .schedule(2, ts::ticks(0, 4), ts::does(behaviour::spawn, 0, ts::ticks(0, 0)))
+                    .advance(tick1, 3)
+                    .schedule(3, ts::ticks(0, 40), ts::does(behaviour::throws))
+                    .wait(2, ts::ticks(0, 40), ts::does(behaviour::throws))
+                    .schedule(4, ts::ticks(0, 50), ts::does(behaviour::throws))
+                    .just(op::expire_all)
+                    .advance(tick1, 2));
+        }
+        // expire_all from inside a callback, stop from inside, and stop with everything pending.
+        put("inside-expire-all-and-stop" + mode, ts(per_tick, start::one_hour, 0, 0, 1)
+                                                     .schedule(0, ts::ticks(0, 4), ts::does(behaviour::expire_all))
+                                                     .schedule(1, ts::ticks(7, 2))
+                                                     .node(0, ts::ticks(0, 20))
+                                                     .wait(0, ts::ticks(0, 30))
+                                                     .advance(tick1, 2)
+                                                     .schedule(2, ts::ticks(0, 4), ts::does(behaviour::stop))
+                                                     .schedule(3, ts::ticks(0, 8))
+                                                     .node(1, ts::ticks(0, 8))
+                                                     .wait(1, ts::ticks(0, 8))
+                                                     .advance(tick1, 3)
+                                                     .schedule(4, ts::ticks(0, 1))
+                                                     .wait(2, ts::ticks(0, 1))
+                                                     .advance(tick1, 1));
+        // The switch: on with timeouts pending, new ones while on (from callbacks too), off.
+        put("switch" + mode, ts(per_tick, start::one_hour, 0, 0, 0)
+                                 .schedule(0, ts::extreme(7, 0))
+                                 .node(0, ts::ticks(0, 100))
+                                 .wait(0, ts::ticks(0, 60))
+                                 .advance(0x0d)
+                                 .just(op::toggle_switch)
+                                 .advance(tick1, 2)
+                                 .schedule(1, ts::ticks(8, 1), ts::does(behaviour::spawn, 0, ts::extreme(3, 1)))
+                                 .at(1, when::max)
+                                 .wait(1, ts::extreme(0, 0))
+                                 .advance(tick1, 3)
+                                 .just(op::toggle_switch)
+                                 .schedule(2, ts::ticks(0, 40))
+                                 .advance(tick8, 2));
+        // Cancellation of each kind, and destroying a pending node.
+        put("cancel" + mode, ts(per_tick, start::one_hour, 1, 0, 0)
+                                 .schedule(0, ts::ticks(0, 8))
+                                 .node(0, ts::ticks(0, 8))
+                                 .wait(0, ts::ticks(0, 8))
+                                 .node(1, ts::ticks(0, 8))
+                                 .cancel(0, 0)
+                                 .cancel(1, 0)
+                                 .cancel(2, 0)
+                                 .just(op::destroy_node)
+                                 .advance(tick1, 4));
+    }
+    // Random scripts: any bytes are a valid input.
+    std::mt19937 random(2027);
+    for (int i = 0; i < 4; ++i) {
+        bytes b(300);
+        for (auto& byte : b) byte = static_cast<std::uint8_t>(random());
+        write_file(dir, std::to_string(n / 10) + std::to_string(n % 10) + "-random-" + std::to_string(i), b);
+        ++n;
+    }
 }
 
 }  // namespace
@@ -447,6 +689,8 @@ int main(int argc, char** argv) {
     const fs::path root(argv[1]);
     write_wheel_corpus(root / "fuzz_wheel");
     write_idle_corpus(root / "fuzz_idle_watch");
-    std::printf("make_corpus: wrote %s/fuzz_wheel and %s/fuzz_idle_watch\n", root.c_str(), root.c_str());
+    write_wheel_timer_corpus(root / "fuzz_wheel_timer");
+    std::printf("make_corpus: wrote %s/fuzz_wheel, %s/fuzz_idle_watch and %s/fuzz_wheel_timer\n", root.c_str(), root.c_str(),
+                root.c_str());
     return 0;
 }

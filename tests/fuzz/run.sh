@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_wheel fuzz_idle_watch)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_wheel fuzz_idle_watch fuzz_wheel_timer)
 
 if [ -z "$cxx" ]; then
   for candidate in clang++ clang++-14 clang++-15 clang++-16; do
