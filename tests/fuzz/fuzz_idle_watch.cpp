@@ -408,12 +408,14 @@ private:
         auto& w = slots_[slot];
         if (!w.watch) return;
         record(as_reset ? event::what::reset : event::what::start, slot);
+        const bool was_running = w.watch->running();
         try {
             as_reset ? w.watch->reset() : w.watch->start();
         } catch (const idlewheel::system_error& e) {
             // Documented: start() (and reset()) put the watch's entry in the wheel, and a full
-            // wheel refuses a first arm; from inside its own handler a restart is one (its
-            // entry is out of the wheel while the handler runs).
+            // wheel refuses a first arm; restarting a running watch (from its own handler too,
+            // while its entry is out of the wheel) moves its own entry and is never refused.
+            if (was_running) fail("restarting running watch ", slot, " threw: ", e.what());
             refused(e, "start()");
             if (w.watch->running()) fail("a refused start() left watch ", slot, " running");
             w.running = false;
@@ -441,14 +443,10 @@ private:
         try {
             w.watch->set_options(o);
         } catch (const idlewheel::system_error& e) {
-            // A finding (README.md): set_options() of a running watch is documented never to
-            // count against max_pending, but from inside its own handler (its entry is out of
-            // the wheel then), or when every kind was off, it is a first arm and a full wheel
-            // refuses it: the watch stops. Tolerated (the model follows) unless
-            // IDLEWHEEL_FUZZ_STRICT_LIVENESS is defined.
-#ifdef IDLEWHEEL_FUZZ_STRICT_LIVENESS
-            fail("set_options() of running watch ", slot, " threw: ", e.what());
-#endif
+            // Documented never to count against max_pending for a running watch (its own handler
+            // included): only a stopped wheel may refuse it.
+            if (e.code() != idlewheel::make_error_code(idlewheel::error::stopped))
+                fail("set_options() of running watch ", slot, " threw: ", e.what());
             refused(e, "set_options()");
             refused_now = true;
         }
