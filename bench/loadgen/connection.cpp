@@ -1,5 +1,7 @@
 #include "connection.hpp"
 
+#include "tools/common/splitmix64.hpp"
+
 #include <boost/asio/detail/socket_option.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -140,10 +142,7 @@ private:
     // in the same millisecond.
     void first_send() {
         const auto interval = run().plan.interval.count();
-        std::uint64_t z = phase_seed_ + 0x9e3779b97f4a7c15ULL;  // splitmix64
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        const std::uint64_t z = tools::splitmix64(phase_seed_).next();
         const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));
         timer_.emplace(thread_.io);
         next_send_ = clock::now() + nanoseconds(phase);

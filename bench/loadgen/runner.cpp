@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include "json_util.hpp"
+#include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -32,14 +33,7 @@ constexpr nanoseconds stats_timeout = std::chrono::seconds(3);
 // Every connection is a descriptor: take all the process may have (the soft limit up to the
 // hard one), and refuse a plan that cannot fit instead of failing half way.
 unsigned raise_fd_limit() {
-    rlimit lim{};
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
-    if (lim.rlim_cur < lim.rlim_max) {
-        rlimit want = lim;
-        want.rlim_cur = lim.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0) lim = want;
-    }
-    return static_cast<unsigned>(std::min<rlim_t>(lim.rlim_cur, 1U << 30));
+    return static_cast<unsigned>(std::min<unsigned long long>(tools::raise_fd_limit().soft, 1U << 30));
 }
 
 double process_cpu() {

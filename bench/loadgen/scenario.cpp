@@ -1,5 +1,7 @@
 #include "scenario.hpp"
 
+#include "tools/common/duration_option.hpp"
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
@@ -13,19 +15,7 @@ namespace loadgen {
 
 namespace {
 
-// A duration option value, so Program_options reports bad text as an invalid value.
-struct duration_arg {
-    nanoseconds value{};
-};
-
-// Found by argument-dependent lookup from Program_options.
-void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
-    po::validators::check_first_occurrence(v);
-    const std::string& s = po::validators::get_single_string(values);
-    const auto d = parse_duration(s);
-    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 10s, 2m)");
-    v = duration_arg{*d};
-}
+using tools::duration_arg;  // a duration option value (tools/common/duration_option.hpp)
 
 // One role's share: "0.4" / ".4" (a fraction of --connections: has a decimal point) or "7600"
 // (a count).
