@@ -103,6 +103,7 @@ protected:
         if (rec_.who == role::idle && rec_.ref_high < 0) rec_.ref_high = now();
         if (rec_.who == role::active) {
             thread_.rtt_us.push_back(static_cast<std::uint32_t>((now() - sent_at_) / 1000));
+            if (run().plan.closed_loop) send_owed_ = true;
             send_if_owed();
         }
     }
@@ -141,6 +142,7 @@ private:
     // Active clients send on a fixed cadence, each with its own phase so they do not all send
     // in the same millisecond.
     void first_send() {
+        if (run().plan.closed_loop) return send();  // and again on every echo (on_echo)
         const auto interval = run().plan.interval.count();
         const std::uint64_t z = tools::splitmix64(phase_seed_).next();
         const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));

@@ -71,9 +71,9 @@ public:
                    {}},
           sampler_timer_(io_),
           progress_timer_(io_) {
-        const auto host = asio::ip::make_address(plan.host);
+        const auto first = asio::ip::make_address(plan.first_source.empty() ? plan.host : plan.first_source);
         for (std::size_t k = 0; k < plan.source_addresses; ++k)
-            context_.sources.push_back(k == 0 ? host : asio::ip::address(asio::ip::address_v4(host.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
+            context_.sources.push_back(k == 0 ? first : asio::ip::address(asio::ip::address_v4(first.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
         for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<client_thread>(context_));
         tty_ = isatty(STDERR_FILENO) != 0;
     }
