@@ -74,7 +74,7 @@ public:
         const auto first = asio::ip::make_address(plan.first_source.empty() ? plan.host : plan.first_source);
         for (std::size_t k = 0; k < plan.source_addresses; ++k)
             context_.sources.push_back(k == 0 ? first : asio::ip::address(asio::ip::address_v4(first.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
-        for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<client_thread>(context_));
+        for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<connection_thread>(context_));
         tty_ = isatty(STDERR_FILENO) != 0;
     }
 
@@ -228,7 +228,7 @@ private:
     asio::io_context io_{1};
     asio::ip::tcp::endpoint stats_endpoint_;
     run_context context_;
-    std::vector<std::unique_ptr<client_thread>> threads_;
+    std::vector<std::unique_ptr<connection_thread>> threads_;
     asio::steady_timer sampler_timer_, progress_timer_;
     bool stopping_ = false;
     bool tty_ = false;
