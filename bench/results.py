@@ -142,29 +142,33 @@ def saturation(directory, strict):
         return 2
     print("closed loop: every client sends its next message when the echo arrives (%s)" %
           machine_line(list(found.values())))
-    print("%-8s %12s | %12s %12s %12s | %10s %10s | %s" % ("threads", "connections", "none msg/s", "wheel msg/s",
-                                                           "asio msg/s", "wheel/none", "asio/none", "server CPU % none/wheel/asio"))
+    print("echoes per second (the server's count, steady window); per CPU-second: the same divided by the")
+    print("server's CPU use, what one fully busy core would serve when the server is not the bottleneck")
+    print("%-7s %11s | %10s %10s %10s | %10s %9s | %-16s | %10s %10s %10s | %10s" % (
+        "threads", "connections", "none", "wheel", "asio", "wheel/none", "asio/none", "server CPU %",
+        "none/CPU-s", "wheel/CPU-s", "asio/CPU-s", "wheel/none"))
     all_passed = all(passed(d) for d in found.values())
     targets_ok = True
+    modes = ("none", "wheel", "asio")
     for threads, conns in sorted({(t, n) for t, n, _ in found}):
-        rate = {}
-        busy = {}
-        for mode in ("none", "wheel", "asio"):
+        rate, busy, per_cpu = {}, {}, {}
+        for mode in modes:
             doc = found.get((threads, conns, mode))
             rate[mode] = get(doc, "server_cost", "steady", "messages_per_s") if doc else None
             busy[mode] = get(doc, "server_cost", "steady", "cpu_percent") if doc else None
-        if rate["none"] and rate["wheel"] is not None:
-            rw = rate["wheel"] / rate["none"]
-            ok = rw >= 0.97
-            targets_ok &= ok
-        else:
-            rw = float("nan")
-        ra = rate["asio"] / rate["none"] if rate["none"] and rate["asio"] is not None else float("nan")
-        fmt_rate = lambda x: "%12.0f" % x if x is not None else "%12s" % "-"
-        fmt_busy = lambda x: "%.0f" % x if x is not None else "-"
-        print("%-8d %12d | %s %s %s | %10.3f %10.3f | %s" % (
-            threads, conns, fmt_rate(rate["none"]), fmt_rate(rate["wheel"]), fmt_rate(rate["asio"]), rw, ra,
-            "/".join(fmt_busy(busy[m]) for m in ("none", "wheel", "asio"))))
+            cpu_us = get(doc, "server_cost", "steady", "cpu_us_per_message") if doc else None
+            per_cpu[mode] = 1e6 / cpu_us if cpu_us else None
+
+        def ratio(d, a, b):
+            return d[a] / d[b] if d[a] is not None and d[b] else float("nan")
+
+        rw = ratio(rate, "wheel", "none")
+        targets_ok &= rw == rw and rw >= 0.97
+        cell = lambda x: "%10.0f" % x if x is not None else "%10s" % "-"
+        print("%-7d %11d | %s %s %s | %10.3f %9.3f | %-16s | %s %s %s | %10.3f" % (
+            threads, conns, cell(rate["none"]), cell(rate["wheel"]), cell(rate["asio"]), rw, ratio(rate, "asio", "none"),
+            "/".join("%.0f" % busy[m] if busy[m] is not None else "-" for m in modes),
+            cell(per_cpu["none"]), cell(per_cpu["wheel"]), cell(per_cpu["asio"]), ratio(per_cpu, "wheel", "none")))
     bad = sorted("%d threads, %d connections, %s: %s" % (t, n, m, checks_line(d)) for (t, n, m), d in found.items() if not passed(d))
     print("target: wheel >= 97 %% of none in every row -> %s" % verdict(targets_ok))
     print("checks: %s" % ("every run passed" if all_passed else "FAILED: " + "; ".join(bad)))
