@@ -34,6 +34,13 @@ public:
 
     virtual void start() = 0;
     // The run is over: close from our side. Whatever completes afterwards is not the server's doing.
+    // Closed loop: every connection is up, active clients may start their loop now.
+    void release() {
+        if (!held_) return;
+        held_ = false;
+        send();
+    }
+
     void stop() {
         stopping_ = true;
         if (timer_) timer_->cancel();
@@ -142,7 +149,13 @@ private:
     // Active clients send on a fixed cadence, each with its own phase so they do not all send
     // in the same millisecond.
     void first_send() {
-        if (run().plan.closed_loop) return send();  // and again on every echo (on_echo)
+        if (run().plan.closed_loop) {
+            // Held until every connection is up (connection_thread::release_closed_loop), so the
+            // connects do not compete with a saturating load; then again on every echo (on_echo).
+            if (thread_.closed_loop_released) return send();
+            held_ = true;
+            return;
+        }
         const auto interval = run().plan.interval.count();
         const std::uint64_t z = tools::splitmix64(phase_seed_).next();
         const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));
@@ -182,6 +195,7 @@ private:
     std::int64_t sent_at_ = 0;
     bool in_flight_ = false;
     bool send_owed_ = false;
+    bool held_ = false;  // closed loop: waiting for release()
     bool writing_ = false;
     bool stopping_ = false;
 };
@@ -434,6 +448,13 @@ void connection_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::
             c = std::make_shared<ws_connection>(*this, rec, phase_seed, source);
         connections_.push_back(c);
         c->start();
+    });
+}
+
+void connection_thread::release_closed_loop() {
+    asio::post(io, [this] {
+        closed_loop_released = true;
+        for (auto& c : connections_) c->release();
     });
 }
 

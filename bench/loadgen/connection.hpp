@@ -97,6 +97,9 @@ public:
     void launch(record& rec, std::uint64_t phase_seed, asio::ip::address source);
     /// The run is over: close every connection from our side (any thread).
     void stop_all();
+    /// Closed loop: active clients begin sending (any thread). Until then they hold their first
+    /// message, so the connect phase is not slowed by a saturating load.
+    void release_closed_loop();
     /// No more work will come: the thread returns once its connections are closed. Forces the
     /// io_context to stop if it has not after `grace`.
     void finish(nanoseconds grace);
@@ -108,6 +111,7 @@ public:
     std::vector<std::uint32_t> lag_us;     // how late this thread's loop ran a 20 ms timer: is loadgen keeping up?
     std::vector<char> scratch;             // read sink for bytes nobody looks at
     std::string payload;                   // what every client sends
+    bool closed_loop_released = false;     // on this thread
 
 private:
     void watch_lag(clock::time_point due);

@@ -164,6 +164,9 @@ private:
             }
         }
 
+        if (plan_.closed_loop)
+            for (auto& t : threads_) t->release_closed_loop();
+
         if (clock::now() < end) co_await sleep_for(end - clock::now());
         if (auto after = co_await try_fetch()) data_.after = std::move(*after);
         data_.t_after = since_start();
