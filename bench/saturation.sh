@@ -7,14 +7,22 @@
 # messages per second (the server's own count over the steady window), their ratios to none,
 # and the target (wheel >= 97 % of none) via bench/results.py saturation.
 #
-# usage: bench/saturation.sh [--quick] [--out DIR] [--build DIR] [--connections "N ..."]
+# usage: bench/saturation.sh [--quick] [--out DIR] [--build DIR] [--connections "N ..."] [--nice N]
 #                            [--threads "T ..."] [--duration D] [--strict]
 #   default: 1000 and 19000 connections, server threads 1 and 2, 20 s per run (12 runs)
 #   --quick: 100 connections, threads 1 and 2, 4 s per run (the test suite's smoke run)
+#   --nice N: run everything at niceness N in a scheduler autogroup of its own (e.g. -10 as root
+#            on a shared machine, as compare.sh --nice)
 #   --strict: also fail when the target is missed
 # Exit status: 0 when every run passed loadgen's checks (no client closed, no errors), 1 otherwise.
 set -eu
 command_line="$0 $*"
+# --nice: a session of its own (a new scheduler autogroup), so the niceness counts.
+for arg in "$@"; do
+    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+        IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "$@"
+    fi
+done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=$root/build/loadgen
@@ -23,6 +31,7 @@ connection_counts="1000 19000"
 thread_counts="1 2"
 duration=20s
 strict=
+niceness=
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) connection_counts=100; duration=4s ;;
@@ -32,6 +41,7 @@ while [ $# -gt 0 ]; do
         --threads) thread_counts=$2; shift ;;
         --duration) duration=$2; shift ;;
         --strict) strict=--strict ;;
+        --nice) niceness=$2; shift ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | grep '^#'; exit 0 ;;
         *) echo "saturation.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -42,6 +52,7 @@ mkdir -p "$out"
 rm -f "$out"/sat-*.json
 . "$here/server_control.sh"
 find_programs "$build"
+if [ -n "$niceness" ]; then set_niceness "$niceness"; fi
 trap stop_servers EXIT INT TERM
 
 cpus=$(nproc)

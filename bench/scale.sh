@@ -9,18 +9,26 @@
 # (sampled from /proc once a second) the servers' RSS per connection and CPU.
 #
 # usage: bench/scale.sh [--quick] [--connections N] [--servers S] [--timers wheel|asio]
-#                       [--duration D] [--out DIR] [--build DIR] [--strict]
+#                       [--duration D] [--out DIR] [--build DIR] [--nice N] [--strict]
 #   default: 100000 connections, 6 servers (1 thread each, wheel), 6 loadgens, idle timeout
 #            45s, ping 30s / pong 10s / jitter 2s (every connection is up before the first kick
 #            or drop, so RSS per connection is read at the peak), active clients every 5s,
 #            90 s; at most about 2 minutes in all
 #   --quick: 3000 connections, 6 servers, 2 loadgens, idle timeout 3s, ping 1s / pong 1s, 10 s
+#   --nice N: run everything at niceness N in a scheduler autogroup of its own (e.g. -10 as root
+#            on a shared machine, as compare.sh --nice)
 #   --strict: also fail when a target is missed (p99 lateness <= one tick + 10 ms)
 # Every process is bounded: loadgen stops at --duration, timeout(1) guards it, the servers get
 # SIGTERM at the end. Loopback only.
 # Exit status: 0 when every loadgen passed its checks and every connection was up, 1 otherwise.
 set -eu
 command_line="$0 $*"
+# --nice: a session of its own (a new scheduler autogroup), so the niceness counts.
+for arg in "$@"; do
+    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+        IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "$@"
+    fi
+done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=$root/build/loadgen
@@ -34,6 +42,7 @@ timing="--idle-timeout 45s --ping-interval 30s --pong-timeout 10s --ping-jitter 
 interval=5s
 connect_rate=700
 strict=
+niceness=
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) connections=3000; per_loadgen=1500; duration=10s; interval=500ms; connect_rate=1000
@@ -45,6 +54,7 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift ;;
         --build) build=$2; shift ;;
         --strict) strict=--strict ;;
+        --nice) niceness=$2; shift ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | grep '^#'; exit 0 ;;
         *) echo "scale.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -55,6 +65,7 @@ mkdir -p "$out"
 rm -f "$out"/loadgen-*.json "$out"/monitor.json
 . "$here/server_control.sh"
 find_programs "$build"
+if [ -n "$niceness" ]; then set_niceness "$niceness"; fi
 
 loadgens=$(( (connections + per_loadgen - 1) / per_loadgen ))
 seconds=$(echo "$duration" | sed -n 's/^\([0-9]*\)s$/\1/p')

@@ -54,3 +54,13 @@ stop_servers() {
     servers=
 }
 servers=
+
+# set_niceness N: this script and everything it starts run at niceness N, in a scheduler
+# autogroup of their own (with autogroup scheduling niceness only counts within a session, so
+# the script must have been started by setsid: see own_session below). Needs root for N < 0.
+set_niceness() {
+    renice -n "$1" -p $$ >/dev/null || echo "$(basename "$0"): could not renice" >&2
+    if [ -w /proc/self/autogroup ]; then
+        echo "$1" >/proc/self/autogroup 2>/dev/null || echo "$(basename "$0"): could not set the autogroup niceness" >&2
+    fi
+}
