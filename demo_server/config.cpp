@@ -1,5 +1,7 @@
 #include "config.hpp"
 
+#include "tools/common/duration_option.hpp"
+
 #include <boost/program_options.hpp>
 
 
@@ -9,10 +11,7 @@ namespace demo {
 
 namespace {
 
-// A duration option value, so Program_options reports bad text as an invalid value.
-struct duration_arg {
-    std::chrono::nanoseconds value{};
-};
+using tools::duration_arg;
 
 template <class Enum>
 struct enum_arg {
@@ -20,14 +19,6 @@ struct enum_arg {
 };
 
 // Found by argument-dependent lookup from Program_options (so: in the types' namespace).
-void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
-    po::validators::check_first_occurrence(v);
-    const std::string& s = po::validators::get_single_string(values);
-    const auto d = parse_duration(s);
-    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 30s, 2m)");
-    v = duration_arg{*d};
-}
-
 void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<timer_mode>*, int) {
     po::validators::check_first_occurrence(v);
     const std::string& s = po::validators::get_single_string(values);

@@ -2,8 +2,6 @@
 #ifndef IDLEWHEEL_DEMO_CONFIG_HPP
 #define IDLEWHEEL_DEMO_CONFIG_HPP
 
-#include "duration_text.hpp"
-
 #include <chrono>
 #include <cstddef>
 #include <optional>

@@ -1,6 +1,7 @@
 #include "server.hpp"
 
 #include "log.hpp"
+#include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
@@ -20,19 +21,6 @@ namespace json = boost::json;
 using asio::ip::tcp;
 
 namespace {
-
-// The process may hold at most the hard limit of descriptors; start with all of it.
-void raise_fd_limit(unsigned long long& soft, unsigned long long& hard) {
-    rlimit lim{};
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    if (lim.rlim_cur < lim.rlim_max) {
-        rlimit want = lim;
-        want.rlim_cur = lim.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0) lim = want;
-    }
-    soft = lim.rlim_cur;
-    hard = lim.rlim_max;
-}
 
 std::uint64_t resident_bytes() {
     std::ifstream statm("/proc/self/statm");
@@ -71,7 +59,10 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 
 server::server(const config& cfg)
     : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
-    raise_fd_limit(fd_soft_, fd_hard_);
+    // The process may hold at most the hard limit of descriptors; start with all of it.
+    const tools::fd_limit fds = tools::raise_fd_limit();
+    fd_soft_ = fds.soft;
+    fd_hard_ = fds.hard;
     for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
