@@ -1,14 +1,18 @@
 #include "server.hpp"
 
 #include "log.hpp"
+#include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace demo {
@@ -17,19 +21,6 @@ namespace json = boost::json;
 using asio::ip::tcp;
 
 namespace {
-
-// The process may hold at most the hard limit of descriptors; start with all of it.
-void raise_fd_limit(unsigned long long& soft, unsigned long long& hard) {
-    rlimit lim{};
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    if (lim.rlim_cur < lim.rlim_max) {
-        rlimit want = lim;
-        want.rlim_cur = lim.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0) lim = want;
-    }
-    soft = lim.rlim_cur;
-    hard = lim.rlim_max;
-}
 
 std::uint64_t resident_bytes() {
     std::ifstream statm("/proc/self/statm");
@@ -40,6 +31,25 @@ std::uint64_t resident_bytes() {
 
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
 
+// SO_REUSEPORT as an Asio settable socket option (Asio has no public one): every process that
+// binds the port with it gets its own accept queue, and the kernel spreads new connections
+// over them (Linux >= 3.9).
+class reuse_port {
+public:
+    explicit reuse_port(bool on) noexcept : value_(on ? 1 : 0) {}
+    template <class Protocol>
+    int level(const Protocol&) const noexcept { return SOL_SOCKET; }
+    template <class Protocol>
+    int name(const Protocol&) const noexcept { return SO_REUSEPORT; }
+    template <class Protocol>
+    const int* data(const Protocol&) const noexcept { return &value_; }
+    template <class Protocol>
+    std::size_t size(const Protocol&) const noexcept { return sizeof(value_); }
+
+private:
+    int value_;
+};
+
 bool out_of_descriptors(const boost::system::error_code& ec) {
     return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
            ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
@@ -47,10 +57,13 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 
 }  // namespace
 
-server::server(const config& cfg) : cfg_(cfg), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
-    raise_fd_limit(fd_soft_, fd_hard_);
-    for (unsigned i = 0; i < cfg_.threads; ++i)
-        workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, [this] { return stats_json(); }));
+server::server(const config& cfg)
+    : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
+    // The process may hold at most the hard limit of descriptors; start with all of it.
+    const tools::fd_limit fds = tools::raise_fd_limit();
+    fd_soft_ = fds.soft;
+    fd_hard_ = fds.hard;
+    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
 server::~server() {
@@ -64,6 +77,7 @@ void server::listen() {
         const tcp::endpoint ep(address, port);
         l->acceptor.open(ep.protocol());
         l->acceptor.set_option(asio::socket_base::reuse_address(true));
+        if (cfg_.reuse_port) l->acceptor.set_option(reuse_port(true));
         l->acceptor.bind(ep);
         l->acceptor.listen(asio::socket_base::max_listen_connections);
         return l;
@@ -91,6 +105,11 @@ void server::run() {
     });
     io_.run();
     for (auto& w : workers_) w->join();
+    if (abandoned_) {
+        log("stopped");
+        std::fflush(stderr);
+        std::_Exit(0);  // the stuck sessions' memory and sockets go with the process
+    }
 }
 
 void server::accept(listener_state& l) {
@@ -130,15 +149,12 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
         return accept(l);
     }
     open_connections_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(w.io, [&w, kind = l.kind, mode = cfg_.timers, s = std::move(socket)]() mutable {
+    asio::post(w.io, [this, &w, kind = l.kind, s = std::move(socket)]() mutable {
         if (w.stopping) {
             w.release_connection();
             return;
         }
-        if (mode == timer_mode::wheel)
-            start_wheel_session(kind, w, std::move(s));
-        else
-            start_asio_session(kind, w, std::move(s));
+        start_session_(kind, w, *this, std::move(s));
     });
     accept(l);
 }
@@ -158,18 +174,30 @@ void server::begin_shutdown(int signal) {
 
 // Polls until every session is gone. After --close-timeout plus a grace period, the remaining
 // sessions are closed abruptly; the workers then run out of work and their threads return.
+// The bound is unconditional: a session that still has not ended a grace period after its
+// socket was closed (an operation parked inside Beast that never resumes) does not hold the
+// process. The workers are stopped and the process exits 0 at once, without destroying the
+// stuck sessions (their handlers would outlive their worker's wheel): see run().
 void server::wait_for_sessions(int round) {
     constexpr auto step = std::chrono::milliseconds(20);
+    constexpr auto grace = std::chrono::milliseconds(500);
     const auto waited = step * round;
     if (open_connections_.load() == 0) {
         work_.clear();
         log("stopped");
         return;
     }
-    if (!abrupt_sent_ && waited >= std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + std::chrono::milliseconds(500)) {
+    const auto abrupt_at = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + grace;
+    if (!abrupt_sent_ && waited >= abrupt_at) {
         abrupt_sent_ = true;
         log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
         for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
+    }
+    if (abrupt_sent_ && waited >= abrupt_at + 2 * grace) {
+        log("shutdown: ", open_connections_.load(), " sessions did not end after their sockets were closed; stopping anyway");
+        abandoned_ = true;
+        for (auto& w : workers_) w->io.stop();
+        return;  // io_ runs out of work: run() returns
     }
     shutdown_timer_.expires_after(step);
     shutdown_timer_.async_wait([this, round](boost::system::error_code ec) {
@@ -244,6 +272,8 @@ std::string server::stats_json() const {
                      {"messages", messages},
                      {"bytes", bytes},
                      {"asio_timer_rearms", rearms},
+                     {"unsent_bytes", unsent_total_.load(std::memory_order_relaxed)},
+                     {"max_backlog_total", cfg_.max_backlog_total},
                      {"wheel", std::move(wheel)},
                      {"process", std::move(process)}};
     return json::serialize(doc);

@@ -1,13 +1,12 @@
-// From what a run recorded to its result: the checks (false, missed, wrong kicks), the
-// lateness and round-trip distributions, and the server's cost. The result is a JSON object;
-// the table, the SVG and the comparison of two runs are all made from it.
+// From what a run recorded to its result (result.hpp): the verdict on every connection (false,
+// missed, wrong kicks), the lateness and round-trip distributions, and the server's cost over
+// its windows. The table, the SVG, the JSON and the comparison of two runs are all made from it.
 #ifndef IDLEWHEEL_LOADGEN_ANALYSIS_HPP
 #define IDLEWHEEL_LOADGEN_ANALYSIS_HPP
 
+#include "result.hpp"
 #include "runner.hpp"
 #include "scenario.hpp"
-
-#include <boost/json/object.hpp>
 
 namespace loadgen {
 
@@ -21,10 +20,9 @@ namespace loadgen {
 ///  - dead: dropped (EOF without a close frame) between ref_low + ping_interval + pong_timeout
 ///    and ref_high + ping_interval + ping_jitter + pong_timeout + 2 ticks + allowance; same rules.
 ///  - still open at the end but not yet due: unresolved (the run was too short to tell).
-[[nodiscard]] boost::json::object analyse(const scenario& plan, const run_data& data);
+///  - a server without liveness (its /stats says timers "none"): every connection must stay open.
+[[nodiscard]] run_result analyse(const scenario& plan, const run_data& data);
 
-/// True when the result has no false, missed, wrong, unresolved kicks and no errors.
-[[nodiscard]] bool passed(const boost::json::object& result);
 
 }  // namespace loadgen
 

@@ -1,5 +1,7 @@
 #include "connection.hpp"
 
+#include "tools/common/splitmix64.hpp"
+
 #include <boost/asio/detail/socket_option.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -22,16 +24,23 @@ using asio::ip::tcp;
 
 // A connection's behaviour, whatever its transport. Each one lives on one client thread and
 // is kept alive by its pending operations (and by the thread's list until the run ends).
-class client : public std::enable_shared_from_this<client> {
+class connection : public std::enable_shared_from_this<connection> {
 public:
-    client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+    connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
         : thread_(t), rec_(rec), phase_seed_(phase_seed), source_(source) {}
-    client(const client&) = delete;
-    client& operator=(const client&) = delete;
-    virtual ~client() = default;
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+    virtual ~connection() = default;
 
     virtual void start() = 0;
     // The run is over: close from our side. Whatever completes afterwards is not the server's doing.
+    // Closed loop: every connection is up, active clients may start their loop now.
+    void release() {
+        if (!held_) return;
+        held_ = false;
+        send();
+    }
+
     void stop() {
         stopping_ = true;
         if (timer_) timer_->cancel();
@@ -101,6 +110,7 @@ protected:
         if (rec_.who == role::idle && rec_.ref_high < 0) rec_.ref_high = now();
         if (rec_.who == role::active) {
             thread_.rtt_us.push_back(static_cast<std::uint32_t>((now() - sent_at_) / 1000));
+            if (run().plan.closed_loop) send_owed_ = true;
             send_if_owed();
         }
     }
@@ -115,7 +125,7 @@ protected:
 
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
     [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
-    [[nodiscard]] client_thread& thread() const noexcept { return thread_; }
+    [[nodiscard]] connection_thread& thread() const noexcept { return thread_; }
     record& rec() noexcept { return rec_; }
 
 private:
@@ -139,11 +149,15 @@ private:
     // Active clients send on a fixed cadence, each with its own phase so they do not all send
     // in the same millisecond.
     void first_send() {
+        if (run().plan.closed_loop) {
+            // Held until every connection is up (connection_thread::release_closed_loop), so the
+            // connects do not compete with a saturating load; then again on every echo (on_echo).
+            if (thread_.closed_loop_released) return send();
+            held_ = true;
+            return;
+        }
         const auto interval = run().plan.interval.count();
-        std::uint64_t z = phase_seed_ + 0x9e3779b97f4a7c15ULL;  // splitmix64
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        const std::uint64_t z = tools::splitmix64(phase_seed_).next();
         const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));
         timer_.emplace(thread_.io);
         next_send_ = clock::now() + nanoseconds(phase);
@@ -172,7 +186,7 @@ private:
         arm_send();
     }
 
-    client_thread& thread_;
+    connection_thread& thread_;
     record& rec_;
     std::uint64_t phase_seed_;
     asio::ip::address source_;
@@ -181,6 +195,7 @@ private:
     std::int64_t sent_at_ = 0;
     bool in_flight_ = false;
     bool send_owed_ = false;
+    bool held_ = false;  // closed loop: waiting for release()
     bool writing_ = false;
     bool stopping_ = false;
 };
@@ -234,10 +249,10 @@ private:
 };
 
 // Raw TCP echo: the server echoes bytes as they arrive; a message is back when all its bytes are.
-class tcp_client final : public client {
+class tcp_connection final : public connection {
 public:
-    tcp_client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
-        : client(t, rec, phase_seed, source), socket_(t.io) {}
+    tcp_connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+        : connection(t, rec, phase_seed, source), socket_(t.io) {}
 
     void start() override {
         rec().launched = now();
@@ -246,7 +261,7 @@ public:
     }
 
 private:
-    std::shared_ptr<tcp_client> shared() { return std::static_pointer_cast<tcp_client>(shared_from_this()); }
+    std::shared_ptr<tcp_connection> shared() { return std::static_pointer_cast<tcp_connection>(shared_from_this()); }
 
     void on_connect(boost::system::error_code ec) {
         if (stopping()) return;
@@ -291,10 +306,10 @@ private:
 
 // WebSocket echo. Idle, active and pinger clients always keep a read pending, so Beast answers
 // the server's pings; a dead client drains the raw socket instead and never answers.
-class ws_client final : public client {
+class ws_connection final : public connection {
 public:
-    ws_client(client_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
-        : client(t, rec, phase_seed, source), ws_(t.io) {}
+    ws_connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
+        : connection(t, rec, phase_seed, source), ws_(t.io) {}
 
     void start() override {
         rec().launched = now();
@@ -303,7 +318,7 @@ public:
     }
 
 private:
-    std::shared_ptr<ws_client> shared() { return std::static_pointer_cast<ws_client>(shared_from_this()); }
+    std::shared_ptr<ws_connection> shared() { return std::static_pointer_cast<ws_connection>(shared_from_this()); }
 
     void on_connect(boost::system::error_code ec) {
         if (stopping()) return;
@@ -397,24 +412,24 @@ private:
 
 }  // namespace
 
-client_thread::client_thread(run_context& r)
+connection_thread::connection_thread(run_context& r)
     : run(r), scratch(64 * 1024), payload(r.plan.message_size, 'x'), work_(asio::make_work_guard(io)) {
     payload.back() = '\n';  // a line, so the server's --tcp-echo=lines echoes it too
 }
 
-client_thread::~client_thread() {
+connection_thread::~connection_thread() {
     finish(std::chrono::seconds(0));
     join();
 }
 
-void client_thread::start() {
+void connection_thread::start() {
     asio::post(io, [this] { watch_lag(clock::now() + lag_period); });
     thread_ = std::thread([this] { io.run(); });
 }
 
 // A client thread that falls behind answers pings late and measures late echoes: the server
 // would then be blamed for loadgen's delays. This records how late the loop runs.
-void client_thread::watch_lag(clock::time_point due) {
+void connection_thread::watch_lag(clock::time_point due) {
     lag_timer_.expires_at(due);
     lag_timer_.async_wait([this, due](boost::system::error_code ec) {
         if (ec || stopping_) return;
@@ -424,28 +439,35 @@ void client_thread::watch_lag(clock::time_point due) {
     });
 }
 
-void client_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::address source) {
+void connection_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::address source) {
     asio::post(io, [this, &rec, phase_seed, source] {
-        std::shared_ptr<client> c;
+        std::shared_ptr<connection> c;
         if (run.plan.proto == protocol::tcp)
-            c = std::make_shared<tcp_client>(*this, rec, phase_seed, source);
+            c = std::make_shared<tcp_connection>(*this, rec, phase_seed, source);
         else
-            c = std::make_shared<ws_client>(*this, rec, phase_seed, source);
-        clients_.push_back(c);
+            c = std::make_shared<ws_connection>(*this, rec, phase_seed, source);
+        connections_.push_back(c);
         c->start();
     });
 }
 
-void client_thread::stop_all() {
+void connection_thread::release_closed_loop() {
     asio::post(io, [this] {
-        stopping_ = true;
-        lag_timer_.cancel();
-        for (auto& c : clients_) c->stop();
-        clients_.clear();  // each goes once its aborted operations have completed
+        closed_loop_released = true;
+        for (auto& c : connections_) c->release();
     });
 }
 
-void client_thread::finish(nanoseconds grace) {
+void connection_thread::stop_all() {
+    asio::post(io, [this] {
+        stopping_ = true;
+        lag_timer_.cancel();
+        for (auto& c : connections_) c->stop();
+        connections_.clear();  // each goes once its aborted operations have completed
+    });
+}
+
+void connection_thread::finish(nanoseconds grace) {
     work_.reset();
     if (!thread_.joinable()) grace = nanoseconds::zero();  // never started: nothing to wait for
     const auto deadline = clock::now() + grace;
@@ -453,7 +475,7 @@ void client_thread::finish(nanoseconds grace) {
     io.stop();
 }
 
-void client_thread::join() {
+void connection_thread::join() {
     if (thread_.joinable()) thread_.join();
 }
 

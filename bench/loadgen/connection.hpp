@@ -1,4 +1,5 @@
-// The clients: one object per connection, living on one client thread (its own io_context),
+// The clients: one `connection` object per connection (ws_connection, tcp_connection in
+// connection.cpp), living on one connection_thread (its own io_context),
 // each writing only its own record. Records are read after the threads have been joined.
 #ifndef IDLEWHEEL_LOADGEN_CONNECTION_HPP
 #define IDLEWHEEL_LOADGEN_CONNECTION_HPP
@@ -80,21 +81,25 @@ struct run_context {
     [[nodiscard]] std::int64_t now() const noexcept { return (clock::now() - t0).count(); }
 };
 
-class client;
+class connection;
 
-/// One client thread: an io_context, the clients it owns, and its share of the measurements.
-class client_thread {
+/// One of loadgen's threads: an io_context, the connections it runs, and its share of the
+/// measurements.
+class connection_thread {
 public:
-    explicit client_thread(run_context& run);
-    client_thread(const client_thread&) = delete;
-    client_thread& operator=(const client_thread&) = delete;
-    ~client_thread();
+    explicit connection_thread(run_context& run);
+    connection_thread(const connection_thread&) = delete;
+    connection_thread& operator=(const connection_thread&) = delete;
+    ~connection_thread();
 
     void start();
     /// Starts connection `rec` from `source` (any thread: posts onto this thread).
     void launch(record& rec, std::uint64_t phase_seed, asio::ip::address source);
     /// The run is over: close every connection from our side (any thread).
     void stop_all();
+    /// Closed loop: active clients begin sending (any thread). Until then they hold their first
+    /// message, so the connect phase is not slowed by a saturating load.
+    void release_closed_loop();
     /// No more work will come: the thread returns once its connections are closed. Forces the
     /// io_context to stop if it has not after `grace`.
     void finish(nanoseconds grace);
@@ -106,11 +111,12 @@ public:
     std::vector<std::uint32_t> lag_us;     // how late this thread's loop ran a 20 ms timer: is loadgen keeping up?
     std::vector<char> scratch;             // read sink for bytes nobody looks at
     std::string payload;                   // what every client sends
+    bool closed_loop_released = false;     // on this thread
 
 private:
     void watch_lag(clock::time_point due);
 
-    std::vector<std::shared_ptr<client>> clients_;  // on this thread
+    std::vector<std::shared_ptr<connection>> connections_;  // on this thread
     asio::steady_timer lag_timer_{io};
     bool stopping_ = false;  // on this thread
     asio::executor_work_guard<asio::io_context::executor_type> work_;

@@ -28,23 +28,25 @@ void write_file(const std::string& path, const std::string& text) {
     if (!f) throw std::runtime_error("cannot write " + path);
 }
 
-json::object read_result(const std::string& path) {
+loadgen::run_result read_result(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) throw std::runtime_error("cannot read " + path);
     std::stringstream text;
     text << f.rdbuf();
-    json::value v = json::parse(text.str());
-    if (!v.is_object()) throw std::runtime_error(path + ": not a loadgen result");
-    return std::move(v.get_object());
+    try {
+        return loadgen::result_from_json(json::parse(text.str()));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": not a result of this loadgen (" + e.what() + ")");
+    }
 }
 
 int run_once(const loadgen::scenario& plan) {
     const auto data = loadgen::run(plan);
     const auto result = loadgen::analyse(plan, data);
     loadgen::print_run(result, std::cout);
-    if (!plan.json_path.empty()) write_file(plan.json_path, json::serialize(result) + "\n");
+    if (!plan.json_path.empty()) write_file(plan.json_path, json::serialize(loadgen::to_json(result)) + "\n");
     if (!plan.svg_path.empty()) write_file(plan.svg_path, loadgen::plot_svg({&result}));
-    return loadgen::passed(result) ? 0 : 1;
+    return result.checks.passed ? 0 : 1;
 }
 
 int combine(const loadgen::command& cmd) {
@@ -53,7 +55,7 @@ int combine(const loadgen::command& cmd) {
     const auto combined = loadgen::compare(first, second, std::cout);
     if (!cmd.json_path.empty()) write_file(cmd.json_path, json::serialize(combined) + "\n");
     if (!cmd.svg_path.empty()) write_file(cmd.svg_path, loadgen::plot_svg({&first, &second}));
-    return loadgen::passed(first) && loadgen::passed(second) ? 0 : 1;
+    return first.checks.passed && second.checks.passed ? 0 : 1;
 }
 
 }  // namespace

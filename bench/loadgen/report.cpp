@@ -1,7 +1,5 @@
 #include "report.hpp"
 
-#include "json_util.hpp"
-
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -24,178 +22,174 @@ std::string fmt(const char* format, ...) {
     return buf;
 }
 
-std::string str(std::string_view s) { return std::string(s); }
+const char* yes_no(bool met) { return met ? "met" : "NOT met"; }
 
-const char* role_keys[] = {"idle", "active", "pinger", "dead"};
-
-void print_window(const json::object& r, const char* key, const char* title, std::ostream& out) {
-    const auto& w = object_at(r, {"server_cost", key});
-    if (w.empty()) return;
-    out << fmt("  %-10s %8.2f %9.0f %7.1f %8.2f %7.2f %7.2f %10.2f %8.2f\n", title, number(w, {"seconds"}), number(w, {"messages"}),
-               number(w, {"cpu_percent"}), number(w, {"cpu_s"}), number(w, {"cpu_user_s"}), number(w, {"cpu_system_s"}),
-               number(w, {"cpu_us_per_message"}), number(w, {"user_us_per_message"}));
+void print_window(const std::optional<cost_window>& w, const char* title, std::ostream& out) {
+    if (!w) return;
+    out << fmt("  %-10s %8.2f %9.0f %7.1f %8.2f %7.2f %7.2f %10.2f %8.2f\n", title, w->seconds, w->messages, w->cpu_percent, w->cpu_s,
+               w->cpu_user_s, w->cpu_system_s, w->cpu_us_per_message, w->user_us_per_message);
 }
+
+void print_outcomes(const char* role, std::uint64_t count, const std::optional<role_outcomes>& o, std::ostream& out) {
+    if (!o) return;
+    std::string got;
+    const auto add = [&got](const char* what, std::uint64_t n) {
+        if (n != 0) got += fmt("%s %llu  ", what, static_cast<unsigned long long>(n));
+    };
+    add("open", o->open);
+    add("connect_failed", o->connect_failed);
+    add("handshake_failed", o->handshake_failed);
+    add("ws_idle_close", o->ws_idle_close);
+    add("ws_other_close", o->ws_other_close);
+    add("dropped", o->dropped);
+    add("error", o->error);
+    out << fmt("           %-7s %7llu  %-14s  %s\n", role, static_cast<unsigned long long>(count), o->expected.c_str(), got.c_str());
+}
+
+// Absent figures print as 0 in the side-by-side table, as they did when read from JSON.
+double value_or_zero(const std::optional<cost_window>& w, double cost_window::*field) { return w ? (*w).*field : 0; }
 
 }  // namespace
 
-void print_run(const json::object& r, std::ostream& out) {
-    const bool ok = number(r, {"checks", "passed"}) != 0;
-    out << "== loadgen: " << str(string_at(r, {"label"})) << " ("
-        << str(string_at(r, {"scenario", "protocol"})) << ", " << number(r, {"scenario", "connections"}) << " connections) ==\n";
-    out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", str(string_at(r, {"server", "timers"})).c_str(),
-               number(r, {"server", "threads"}), number(r, {"server", "tick_ms"}), number(r, {"server", "idle_timeout_ms"}));
-    out << fmt("mix        idle %.0f, active %.0f, pinger %.0f, dead %.0f; interval %.0f ms; %.0f-byte messages; duration %.0f s\n",
-               number(r, {"scenario", "mix", "idle"}), number(r, {"scenario", "mix", "active"}), number(r, {"scenario", "mix", "pinger"}),
-               number(r, {"scenario", "mix", "dead"}), number(r, {"scenario", "interval_ms"}), number(r, {"scenario", "message_size"}),
-               number(r, {"scenario", "duration_s"}));
-    out << fmt("connect    %.0f up, %.0f connect failed, %.0f handshake failed; all up after %.2f s (%.0f/s)\n", number(r, {"connect", "ready"}),
-               number(r, {"connect", "connect_failed"}), number(r, {"connect", "handshake_failed"}), number(r, {"connect", "phase_s"}),
-               number(r, {"connect", "rate_per_s"}));
+void print_run(const run_result& r, std::ostream& out) {
+    const auto& sc = r.scenario;
+    const auto& cost = r.server_cost;
+    const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    out << "== loadgen: " << r.label << " (" << sc.protocol << ", " << sc.connections << " connections) ==\n";
+    out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(), r.server.threads,
+               r.server.tick_ms, r.server.idle_timeout_ms);
+    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu; %s; %llu-byte messages; duration %.0f s\n", n(sc.mix.idle),
+               n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
+               sc.closed_loop ? "closed loop (next message when the echo arrives)" : fmt("interval %.0f ms", sc.interval_ms).c_str(),
+               n(sc.message_size), sc.duration_s);
+    out << fmt("connect    %llu up, %llu connect failed, %llu handshake failed; all up after %.2f s (%.0f/s)\n", n(r.connect.ready),
+               n(r.connect.connect_failed), n(r.connect.handshake_failed), r.connect.phase_s, r.connect.rate_per_s);
     out << "outcomes   role      count  expected        got\n";
-    for (const char* role : role_keys) {
-        const auto& o = object_at(r, {"outcomes", role});
-        if (o.empty()) continue;
-        std::string got;
-        for (const auto& kv : o) {
-            if (kv.key() == "expected") continue;
-            got += str(kv.key()) + " " + fmt("%.0f", as_number(&kv.value())) + "  ";
-        }
-        out << fmt("           %-7s %7.0f  %-14s  %s\n", role, number(r, {"scenario", "mix", role}), str(string_at(o, {"expected"})).c_str(), got.c_str());
-    }
+    print_outcomes("idle", sc.mix.idle, r.outcomes.idle, out);
+    print_outcomes("active", sc.mix.active, r.outcomes.active, out);
+    print_outcomes("pinger", sc.mix.pinger, r.outcomes.pinger, out);
+    print_outcomes("dead", sc.mix.dead, r.outcomes.dead, out);
     out << "kick lateness (ms)      n      min      p50      p99      max   reference\n";
-    const auto lateness_row = [&](const char* role, const char* reference) {
-        const auto& s = object_at(r, {"kick_lateness_ms", role});
-        if (number(s, {"n"}) == 0) return;
-        out << fmt("           %-7s %6.0f %8.2f %8.2f %8.2f %8.2f   %s\n", role, number(s, {"n"}), number(s, {"min"}), number(s, {"p50"}),
-                   number(s, {"p99"}), number(s, {"max"}), reference);
+    const auto lateness_row = [&](const char* role, const distribution& d, const char* reference) {
+        if (d.n == 0) return;
+        out << fmt("           %-7s %6llu %8.2f %8.2f %8.2f %8.2f   %s\n", role, n(d.n), d.min, d.p50, d.p99, d.max, reference);
     };
-    lateness_row("idle", "its message was written");
-    lateness_row("pinger", "its handshake began");
-    const auto& dead = object_at(r, {"dead_detection_s"});
-    if (number(dead, {"n"}) > 0)
-        out << fmt("dead drop  %.0f dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + jitter <= %.0f ms + pong-timeout %.0f ms)\n",
-                   number(dead, {"n"}), number(dead, {"min"}), number(dead, {"max"}), number(dead, {"p50"}),
-                   number(r, {"scenario", "ping_interval_ms"}), number(r, {"scenario", "ping_jitter_ms"}), number(r, {"scenario", "pong_timeout_ms"}));
-    out << fmt("checks     false kicks %.0f (early %.0f), missed kicks %.0f, wrong outcomes %.0f, unresolved %.0f, errors %.0f  ->  %s\n",
-               number(r, {"checks", "false_kicks"}), number(r, {"checks", "early_kicks"}), number(r, {"checks", "missed_kicks"}),
-               number(r, {"checks", "wrong_outcomes"}), number(r, {"checks", "unresolved"}), number(r, {"checks", "errors"}), ok ? "PASS" : "FAIL");
-    out << fmt("           missed = still open %.0f ms after due (2 ticks + allowance %.0f ms)\n", number(r, {"checks", "slack_ms"}),
-               number(r, {"scenario", "allowance_ms"}));
-    out << fmt("           without the allowance (due + 2 ticks exactly, as seen by the client): %.0f later, by at most %.2f ms\n",
-               number(r, {"checks", "past_two_ticks"}), number(r, {"checks", "past_two_ticks_max_ms"}));
-    for (const auto& p : array_at(r, {"problems"})) {
-        if (!p.is_object()) continue;
-        out << fmt("  ! %6.0f x %s, e.g. %s\n", number(p.get_object(), {"count"}), str(string_at(p.get_object(), {"what"})).c_str(),
-                   str(string_at(p.get_object(), {"example"})).c_str());
-    }
-    out << fmt("echo       %.0f sent, %.0f echoes to active clients, %.0f echoes/s, rtt p50 %.2f ms p99 %.2f ms max %.2f ms, %.0f late sends\n",
-               number(r, {"echo", "sent"}), number(r, {"echo", "echoed_active"}), number(r, {"echo", "echoes_per_s"}),
-               number(r, {"echo", "rtt_ms", "p50"}), number(r, {"echo", "rtt_ms", "p99"}), number(r, {"echo", "rtt_ms", "max"}),
-               number(r, {"echo", "late_sends"}));
+    lateness_row("idle", r.kick_lateness_ms.idle, "its message was written");
+    lateness_row("pinger", r.kick_lateness_ms.pinger, "its handshake began");
+    const auto& dead = r.dead_detection_s;
+    if (dead.n > 0)
+        out << fmt("dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + jitter <= %.0f ms + pong-timeout %.0f ms)\n",
+                   n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
+    const auto& c = r.checks;
+    out << fmt("checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors %llu  ->  %s\n",
+               n(c.false_kicks), n(c.early_kicks), n(c.missed_kicks), n(c.wrong_outcomes), n(c.unresolved), n(c.errors),
+               c.passed ? "PASS" : "FAIL");
+    out << fmt("           missed = still open %.0f ms after due (2 ticks + allowance %.0f ms)\n", c.slack_ms, sc.allowance_ms);
+    out << fmt("           without the allowance (due + 2 ticks exactly, as seen by the client): %llu later, by at most %.2f ms\n",
+               n(c.past_two_ticks), c.past_two_ticks_max_ms);
+    for (const auto& p : r.problems) out << fmt("  ! %6llu x %s, e.g. %s\n", n(p.count), p.what.c_str(), p.example.c_str());
+    out << fmt("echo       %llu sent, %llu echoes to active clients, %.0f echoes/s, rtt p50 %.2f ms p99 %.2f ms max %.2f ms, %llu late sends\n",
+               n(r.echo.sent), n(r.echo.echoed_active), r.echo.echoes_per_s, r.echo.rtt_ms.p50, r.echo.rtt_ms.p99, r.echo.rtt_ms.max,
+               n(r.echo.late_sends));
     out << "server CPU window      s  messages   cpu %    cpu s    user     sys us/message  user us\n"
            "  (steady: every connection up -> end; kicks: -> last kick; after: last kick -> end, active clients only)\n";
-    print_window(r, "whole", "whole run", out);
-    print_window(r, "steady", "steady", out);
-    print_window(r, "full_load", "full load", out);
-    print_window(r, "kick_phase", "kicks", out);
-    print_window(r, "after_kicks", "after", out);
-    const auto& cost = object_at(r, {"server_cost"});
-    const auto& iv = object_at(cost, {"steady_intervals"});
-    if (!iv.empty())
-        out << fmt("  steady, per %.0f ms interval: median %.2f us/message (p10 %.2f, p90 %.2f, %.0f intervals)\n",
-                   number(r, {"scenario", "stats_interval_ms"}), number(iv, {"cpu_us_per_message_median"}), number(iv, {"cpu_us_per_message_p10"}),
-                   number(iv, {"cpu_us_per_message_p90"}), number(iv, {"n"}));
-    out << fmt("memory     RSS before %.1f MB, at full load %.1f MB with %.0f connections -> %.0f bytes per connection; at the end %.1f MB\n",
-               number(cost, {"rss_before_bytes"}) / 1048576, number(cost, {"rss_full_bytes"}) / 1048576, number(cost, {"connections_at_full"}),
-               number(cost, {"rss_bytes_per_connection"}), number(cost, {"rss_after_bytes"}) / 1048576);
-    out << fmt("timers     asio timer re-arms %.0f, wheel wake-ups %.0f, wheel worst lateness %.0f us\n", number(cost, {"asio_timer_rearms"}),
-               number(cost, {"wheel_wakeups"}), number(cost, {"wheel_worst_lateness_us"}));
-    const auto& machine = object_at(r, {"machine"});
-    if (!machine.empty())
+    print_window(cost.whole, "whole run", out);
+    print_window(cost.steady, "steady", out);
+    print_window(cost.full_load, "full load", out);
+    print_window(cost.kick_phase, "kicks", out);
+    print_window(cost.after_kicks, "after", out);
+    if (const auto& iv = cost.steady_intervals)
+        out << fmt("  steady, per %.0f ms interval: median %.2f us/message (p10 %.2f, p90 %.2f, %llu intervals)\n", sc.stats_interval_ms,
+                   iv->cpu_us_per_message_median, iv->cpu_us_per_message_p10, iv->cpu_us_per_message_p90, n(iv->n));
+    out << fmt("memory     RSS before %.1f MB, at full load %.1f MB with %llu connections -> %.0f bytes per connection; at the end %.1f MB\n",
+               cost.rss_before_bytes / 1048576, cost.rss_full_bytes / 1048576, n(cost.connections_at_full),
+               cost.rss_bytes_per_connection.value_or(0), cost.rss_after_bytes / 1048576);
+    out << fmt("timers     asio timer re-arms %.0f, wheel wake-ups %.0f, wheel worst lateness %.0f us\n", cost.asio_timer_rearms,
+               cost.wheel_wakeups, cost.wheel_worst_lateness_us);
+    if (const auto& m = r.machine)
         out << fmt("machine    %.0f CPUs, %.0f %% busy during the run (all processes), %.1f %% in interrupts, %.1f %% stolen; load average at the end %s\n",
-                   number(machine, {"cpus"}), number(machine, {"busy_percent"}), number(machine, {"irq_percent"}), number(machine, {"steal_percent"}),
-                   str(string_at(machine, {"loadavg_at_end"})).c_str());
-    const auto& client = object_at(r, {"client"});
-    out << fmt("loadgen    %.1f CPU s (%.0f %% of one core, %.0f threads); loop lag p50 %.2f ms p99 %.2f ms max %.2f ms\n", number(client, {"cpu_s"}),
-               number(client, {"cpu_percent"}), number(client, {"threads"}), number(client, {"loop_lag_ms", "p50"}),
-               number(client, {"loop_lag_ms", "p99"}), number(client, {"loop_lag_ms", "max"}));
-    if (number(client, {"overloaded"}) != 0)
+                   m->cpus, m->busy_percent, m->irq_percent, m->steal_percent, m->loadavg_at_end.c_str());
+    const auto& cl = r.client;
+    out << fmt("loadgen    %.1f CPU s (%.0f %% of one core, %llu threads); loop lag p50 %.2f ms p99 %.2f ms max %.2f ms\n", cl.cpu_s,
+               cl.cpu_percent, n(cl.threads), cl.loop_lag_ms.p50, cl.loop_lag_ms.p99, cl.loop_lag_ms.max);
+    if (cl.overloaded)
         out << "warning    loadgen's own loop ran over 100 ms late: it answered pings and read echoes late, so some lateness,\n"
                "           round trips and even kicks are its own doing (fewer connections, more --threads, or a quieter machine)\n";
-    if (number(cost, {"full_load_valid"}) == 0)
+    if (!cost.full_load_valid)
         out << "warning    the server closed connections before every connection was up: no memory-per-connection figure\n"
                "           (raise --connect-rate or the idle timeout so the connect phase ends before the first kick)\n";
-    if (number(cost, {"stats_errors"}) > 0) out << fmt("warning    %.0f /stats reads failed\n", number(cost, {"stats_errors"}));
+    if (cost.stats_errors > 0) out << fmt("warning    %llu /stats reads failed\n", n(cost.stats_errors));
 }
 
-json::object compare(const json::object& a, const json::object& b, std::ostream& out) {
-    const auto la = str(string_at(a, {"label"})), lb = str(string_at(b, {"label"}));
+json::object compare(const run_result& a, const run_result& b, std::ostream& out) {
     const auto ratio = [](double x, double y) { return y != 0 ? x / y : 0.0; };
     json::object ratios;
-    const auto row = [&](const char* title, const char* key, std::initializer_list<std::string_view> path, const char* format,
-                         double unit = 1) {
-        const double x = number(a, path) / unit, y = number(b, path) / unit;
+    using figure = double (*)(const run_result&);
+    const auto row = [&](const char* title, const char* key, figure get, const char* format, double unit = 1) {
+        const double x = get(a) / unit, y = get(b) / unit;
         const double q = ratio(x, y);
         if (key != nullptr) ratios[key] = q;
         const std::string fx = fmt(format, x), fy = fmt(format, y);
         out << fmt("%-40s %14s %14s %10s\n", title, fx.c_str(), fy.c_str(), y != 0 ? fmt("%.3f", q).c_str() : "-");
     };
-    out << fmt("%-40s %14s %14s %10s\n", "", la.c_str(), lb.c_str(), (la + "/" + lb).c_str());
-    row("server CPU / echoed msg, steady (us)", "cpu_per_message_steady", {"server_cost", "steady", "cpu_us_per_message"}, "%.2f");
-    row("  same, median of 500 ms intervals (us)", "cpu_per_message_steady_median", {"server_cost", "steady_intervals", "cpu_us_per_message_median"}, "%.2f");
-    row("  p10 of 500 ms intervals (us)", "cpu_per_message_steady_p10", {"server_cost", "steady_intervals", "cpu_us_per_message_p10"}, "%.2f");
-    row("  user part, steady (us; sampled split)", "user_per_message_steady", {"server_cost", "steady", "user_us_per_message"}, "%.2f");
-    row("server CPU / echoed msg, whole (us)", "cpu_per_message_whole", {"server_cost", "whole", "cpu_us_per_message"}, "%.2f");
-    row("server CPU / echoed msg, full load (us)", "cpu_per_message_full_load", {"server_cost", "full_load", "cpu_us_per_message"}, "%.2f");
-    row("server CPU / echoed msg, kicks (us)", "cpu_per_message_kick_phase", {"server_cost", "kick_phase", "cpu_us_per_message"}, "%.2f");
-    row("  user part, kicks (us; sampled split)", nullptr, {"server_cost", "kick_phase", "user_us_per_message"}, "%.2f");
-    row("server CPU / echoed msg, after kicks (us)", "cpu_per_message_after_kicks", {"server_cost", "after_kicks", "cpu_us_per_message"}, "%.2f");
-    row("  user part, after kicks (us; sampled split)", nullptr, {"server_cost", "after_kicks", "user_us_per_message"}, "%.2f");
-    row("server CPU seconds, whole run", "cpu_seconds_whole", {"server_cost", "whole", "cpu_s"}, "%.2f");
-    row("  of which user", nullptr, {"server_cost", "whole", "cpu_user_s"}, "%.2f");
-    row("server CPU %, steady", "cpu_percent_steady", {"server_cost", "steady", "cpu_percent"}, "%.1f");
-    row("server CPU %, full load", nullptr, {"server_cost", "full_load", "cpu_percent"}, "%.1f");
-    row("echoed messages, steady", nullptr, {"server_cost", "steady", "messages"}, "%.0f");
-    row("RSS per connection (bytes)", "rss_per_connection", {"server_cost", "rss_bytes_per_connection"}, "%.0f");
-    row("RSS at full load (MB)", nullptr, {"server_cost", "rss_full_bytes"}, "%.1f", 1048576);
-    row("RSS before connecting (MB)", nullptr, {"server_cost", "rss_before_bytes"}, "%.1f", 1048576);
-    row("kick lateness p50 (ms)", "lateness_p50", {"kick_lateness_ms", "idle", "p50"}, "%.2f");
-    row("kick lateness p99 (ms)", "lateness_p99", {"kick_lateness_ms", "idle", "p99"}, "%.2f");
-    row("kick lateness max (ms)", "lateness_max", {"kick_lateness_ms", "idle", "max"}, "%.2f");
-    row("pinger kick lateness p99 (ms)", nullptr, {"kick_lateness_ms", "pinger", "p99"}, "%.2f");
-    row("echo rtt p99 (ms)", nullptr, {"echo", "rtt_ms", "p99"}, "%.2f");
-    row("loadgen loop lag max (ms)", nullptr, {"client", "loop_lag_ms", "max"}, "%.2f");
-    row("machine busy during the run (%)", nullptr, {"machine", "busy_percent"}, "%.0f");
-    row("false kicks", nullptr, {"checks", "false_kicks"}, "%.0f");
-    row("missed kicks", nullptr, {"checks", "missed_kicks"}, "%.0f");
-    out << fmt("%-40s %14.0f %14.0f\n", "  closed past due + 2 ticks, no allowance", number(a, {"checks", "past_two_ticks"}),
-               number(b, {"checks", "past_two_ticks"}));
-    out << fmt("%-40s %14.2f %14.2f\n", "  by at most (ms)", number(a, {"checks", "past_two_ticks_max_ms"}),
-               number(b, {"checks", "past_two_ticks_max_ms"}));
-    row("wrong outcomes", nullptr, {"checks", "wrong_outcomes"}, "%.0f");
-    out << fmt("%-40s %14.0f %14.0f\n", "unresolved", number(a, {"checks", "unresolved"}), number(b, {"checks", "unresolved"}));
-    out << fmt("%-40s %14.0f %14.0f\n", "connection errors", number(a, {"checks", "errors"}), number(b, {"checks", "errors"}));
+    const auto count = [](std::uint64_t v) { return static_cast<double>(v); };
+    // clang-format off
+    out << fmt("%-40s %14s %14s %10s\n", "", a.label.c_str(), b.label.c_str(), (a.label + "/" + b.label).c_str());
+    row("server CPU / echoed msg, steady (us)", "cpu_per_message_steady", [](const run_result& r) { return value_or_zero(r.server_cost.steady, &cost_window::cpu_us_per_message); }, "%.2f");
+    row("  same, median of 500 ms intervals (us)", "cpu_per_message_steady_median", [](const run_result& r) { return r.server_cost.steady_intervals ? r.server_cost.steady_intervals->cpu_us_per_message_median : 0; }, "%.2f");
+    row("  p10 of 500 ms intervals (us)", "cpu_per_message_steady_p10", [](const run_result& r) { return r.server_cost.steady_intervals ? r.server_cost.steady_intervals->cpu_us_per_message_p10 : 0; }, "%.2f");
+    row("  user part, steady (us; sampled split)", "user_per_message_steady", [](const run_result& r) { return value_or_zero(r.server_cost.steady, &cost_window::user_us_per_message); }, "%.2f");
+    row("server CPU / echoed msg, whole (us)", "cpu_per_message_whole", [](const run_result& r) { return value_or_zero(r.server_cost.whole, &cost_window::cpu_us_per_message); }, "%.2f");
+    row("server CPU / echoed msg, full load (us)", "cpu_per_message_full_load", [](const run_result& r) { return value_or_zero(r.server_cost.full_load, &cost_window::cpu_us_per_message); }, "%.2f");
+    row("server CPU / echoed msg, kicks (us)", "cpu_per_message_kick_phase", [](const run_result& r) { return value_or_zero(r.server_cost.kick_phase, &cost_window::cpu_us_per_message); }, "%.2f");
+    row("  user part, kicks (us; sampled split)", nullptr, [](const run_result& r) { return value_or_zero(r.server_cost.kick_phase, &cost_window::user_us_per_message); }, "%.2f");
+    row("server CPU / echoed msg, after kicks (us)", "cpu_per_message_after_kicks", [](const run_result& r) { return value_or_zero(r.server_cost.after_kicks, &cost_window::cpu_us_per_message); }, "%.2f");
+    row("  user part, after kicks (us; sampled split)", nullptr, [](const run_result& r) { return value_or_zero(r.server_cost.after_kicks, &cost_window::user_us_per_message); }, "%.2f");
+    row("server CPU seconds, whole run", "cpu_seconds_whole", [](const run_result& r) { return value_or_zero(r.server_cost.whole, &cost_window::cpu_s); }, "%.2f");
+    row("  of which user", nullptr, [](const run_result& r) { return value_or_zero(r.server_cost.whole, &cost_window::cpu_user_s); }, "%.2f");
+    row("server CPU %, steady", "cpu_percent_steady", [](const run_result& r) { return value_or_zero(r.server_cost.steady, &cost_window::cpu_percent); }, "%.1f");
+    row("server CPU %, full load", nullptr, [](const run_result& r) { return value_or_zero(r.server_cost.full_load, &cost_window::cpu_percent); }, "%.1f");
+    row("echoed messages, steady", nullptr, [](const run_result& r) { return value_or_zero(r.server_cost.steady, &cost_window::messages); }, "%.0f");
+    row("RSS per connection (bytes)", "rss_per_connection", [](const run_result& r) { return r.server_cost.rss_bytes_per_connection.value_or(0); }, "%.0f");
+    row("RSS at full load (MB)", nullptr, [](const run_result& r) { return r.server_cost.rss_full_bytes; }, "%.1f", 1048576);
+    row("RSS before connecting (MB)", nullptr, [](const run_result& r) { return r.server_cost.rss_before_bytes; }, "%.1f", 1048576);
+    row("kick lateness p50 (ms)", "lateness_p50", [](const run_result& r) { return r.kick_lateness_ms.idle.p50; }, "%.2f");
+    row("kick lateness p99 (ms)", "lateness_p99", [](const run_result& r) { return r.kick_lateness_ms.idle.p99; }, "%.2f");
+    row("kick lateness max (ms)", "lateness_max", [](const run_result& r) { return r.kick_lateness_ms.idle.max; }, "%.2f");
+    row("pinger kick lateness p99 (ms)", nullptr, [](const run_result& r) { return r.kick_lateness_ms.pinger.p99; }, "%.2f");
+    row("echo rtt p99 (ms)", nullptr, [](const run_result& r) { return r.echo.rtt_ms.p99; }, "%.2f");
+    row("loadgen loop lag max (ms)", nullptr, [](const run_result& r) { return r.client.loop_lag_ms.max; }, "%.2f");
+    row("machine busy during the run (%)", nullptr, [](const run_result& r) { return r.machine ? r.machine->busy_percent : 0; }, "%.0f");
+    row("false kicks", nullptr, [](const run_result& r) { return static_cast<double>(r.checks.false_kicks); }, "%.0f");
+    row("missed kicks", nullptr, [](const run_result& r) { return static_cast<double>(r.checks.missed_kicks); }, "%.0f");
+    out << fmt("%-40s %14.0f %14.0f\n", "  closed past due + 2 ticks, no allowance", count(a.checks.past_two_ticks), count(b.checks.past_two_ticks));
+    out << fmt("%-40s %14.2f %14.2f\n", "  by at most (ms)", a.checks.past_two_ticks_max_ms, b.checks.past_two_ticks_max_ms);
+    row("wrong outcomes", nullptr, [](const run_result& r) { return static_cast<double>(r.checks.wrong_outcomes); }, "%.0f");
+    out << fmt("%-40s %14.0f %14.0f\n", "unresolved", count(a.checks.unresolved), count(b.checks.unresolved));
+    out << fmt("%-40s %14.0f %14.0f\n", "connection errors", count(a.checks.errors), count(b.checks.errors));
+    // clang-format on
 
-    const auto clean = [](const json::object& r) {
-        return number(r, {"checks", "false_kicks"}) == 0 && number(r, {"checks", "missed_kicks"}) == 0;
-    };
-    const double cpu_a = number(a, {"server_cost", "steady", "cpu_us_per_message"}), cpu_b = number(b, {"server_cost", "steady", "cpu_us_per_message"});
-    const double med_a = number(a, {"server_cost", "steady_intervals", "cpu_us_per_message_median"}),
-                 med_b = number(b, {"server_cost", "steady_intervals", "cpu_us_per_message_median"});
-    const double rss_a = number(a, {"server_cost", "rss_bytes_per_connection"}), rss_b = number(b, {"server_cost", "rss_bytes_per_connection"});
-    json::object targets{{"less_cpu_per_message", cpu_a > 0 && cpu_b > 0 && cpu_a < cpu_b},
-                         {"less_cpu_per_message_median", med_a > 0 && med_b > 0 && med_a < med_b},
-                         {"less_memory_per_connection", rss_a > 0 && rss_b > 0 && rss_a < rss_b},
-                         {"no_false_or_missed_kicks", clean(a) && clean(b)},
-                         {"all_checks_passed", number(a, {"checks", "passed"}) != 0 && number(b, {"checks", "passed"}) != 0}};
+    const auto clean = [](const run_result& r) { return r.checks.false_kicks == 0 && r.checks.missed_kicks == 0; };
+    const double cpu_a = value_or_zero(a.server_cost.steady, &cost_window::cpu_us_per_message);
+    const double cpu_b = value_or_zero(b.server_cost.steady, &cost_window::cpu_us_per_message);
+    const auto median = [](const run_result& r) { return r.server_cost.steady_intervals ? r.server_cost.steady_intervals->cpu_us_per_message_median : 0; };
+    const double med_a = median(a), med_b = median(b);
+    const double rss_a = a.server_cost.rss_bytes_per_connection.value_or(0), rss_b = b.server_cost.rss_bytes_per_connection.value_or(0);
+    const bool less_cpu = cpu_a > 0 && cpu_b > 0 && cpu_a < cpu_b;
+    const bool less_cpu_median = med_a > 0 && med_b > 0 && med_a < med_b;
+    const bool less_memory = rss_a > 0 && rss_b > 0 && rss_a < rss_b;
     const bool memory_measured = rss_a > 0 && rss_b > 0;
-    targets["memory_measured"] = memory_measured;
-    out << "targets: " << la << " uses less CPU per echoed message than " << lb << ": " << (targets["less_cpu_per_message"].as_bool() ? "met" : "NOT met")
-        << " (interval median: " << (targets["less_cpu_per_message_median"].as_bool() ? "met" : "NOT met") << ")"
-        << "; less memory per connection: "
-        << (!memory_measured ? "not measured" : targets["less_memory_per_connection"].as_bool() ? "met" : "NOT met")
-        << "; 0 false and 0 missed kicks in both: " << (targets["no_false_or_missed_kicks"].as_bool() ? "met" : "NOT met") << "\n";
-    return json::object{{"runs", json::array{a, b}}, {"ratios", std::move(ratios)}, {"targets", std::move(targets)}};
+    json::object targets{{"less_cpu_per_message", less_cpu},
+                         {"less_cpu_per_message_median", less_cpu_median},
+                         {"less_memory_per_connection", less_memory},
+                         {"no_false_or_missed_kicks", clean(a) && clean(b)},
+                         {"all_checks_passed", a.checks.passed && b.checks.passed},
+                         {"memory_measured", memory_measured}};
+    out << "targets: " << a.label << " uses less CPU per echoed message than " << b.label << ": " << yes_no(less_cpu)
+        << " (interval median: " << yes_no(less_cpu_median) << ")"
+        << "; less memory per connection: " << (!memory_measured ? "not measured" : yes_no(less_memory))
+        << "; 0 false and 0 missed kicks in both: " << yes_no(clean(a) && clean(b)) << "\n";
+    return json::object{{"runs", json::array{to_json(a), to_json(b)}}, {"ratios", std::move(ratios)}, {"targets", std::move(targets)}};
 }
 
 }  // namespace loadgen

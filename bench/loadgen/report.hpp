@@ -2,6 +2,8 @@
 #ifndef IDLEWHEEL_LOADGEN_REPORT_HPP
 #define IDLEWHEEL_LOADGEN_REPORT_HPP
 
+#include "result.hpp"
+
 #include <boost/json/object.hpp>
 
 #include <ostream>
@@ -9,11 +11,11 @@
 namespace loadgen {
 
 /// The final table of one run.
-void print_run(const boost::json::object& result, std::ostream& out);
+void print_run(const run_result& result, std::ostream& out);
 
 /// Prints both runs' key figures and the ratios first/second; returns the combined document:
 /// {"runs": [first, second], "ratios": {...}, "targets": {...}}.
-boost::json::object compare(const boost::json::object& first, const boost::json::object& second, std::ostream& out);
+boost::json::object compare(const run_result& first, const run_result& second, std::ostream& out);
 
 }  // namespace loadgen
 

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include "json_util.hpp"
+#include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -32,14 +33,7 @@ constexpr nanoseconds stats_timeout = std::chrono::seconds(3);
 // Every connection is a descriptor: take all the process may have (the soft limit up to the
 // hard one), and refuse a plan that cannot fit instead of failing half way.
 unsigned raise_fd_limit() {
-    rlimit lim{};
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
-    if (lim.rlim_cur < lim.rlim_max) {
-        rlimit want = lim;
-        want.rlim_cur = lim.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0) lim = want;
-    }
-    return static_cast<unsigned>(std::min<rlim_t>(lim.rlim_cur, 1U << 30));
+    return static_cast<unsigned>(std::min<unsigned long long>(tools::raise_fd_limit().soft, 1U << 30));
 }
 
 double process_cpu() {
@@ -77,10 +71,10 @@ public:
                    {}},
           sampler_timer_(io_),
           progress_timer_(io_) {
-        const auto host = asio::ip::make_address(plan.host);
+        const auto first = asio::ip::make_address(plan.first_source.empty() ? plan.host : plan.first_source);
         for (std::size_t k = 0; k < plan.source_addresses; ++k)
-            context_.sources.push_back(k == 0 ? host : asio::ip::address(asio::ip::address_v4(host.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
-        for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<client_thread>(context_));
+            context_.sources.push_back(k == 0 ? first : asio::ip::address(asio::ip::address_v4(first.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
+        for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<connection_thread>(context_));
         tty_ = isatty(STDERR_FILENO) != 0;
     }
 
@@ -170,6 +164,9 @@ private:
             }
         }
 
+        if (plan_.closed_loop)
+            for (auto& t : threads_) t->release_closed_loop();
+
         if (clock::now() < end) co_await sleep_for(end - clock::now());
         if (auto after = co_await try_fetch()) data_.after = std::move(*after);
         data_.t_after = since_start();
@@ -234,7 +231,7 @@ private:
     asio::io_context io_{1};
     asio::ip::tcp::endpoint stats_endpoint_;
     run_context context_;
-    std::vector<std::unique_ptr<client_thread>> threads_;
+    std::vector<std::unique_ptr<connection_thread>> threads_;
     asio::steady_timer sampler_timer_, progress_timer_;
     bool stopping_ = false;
     bool tty_ = false;

@@ -1,5 +1,7 @@
 #include "scenario.hpp"
 
+#include "tools/common/duration_option.hpp"
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
@@ -13,19 +15,7 @@ namespace loadgen {
 
 namespace {
 
-// A duration option value, so Program_options reports bad text as an invalid value.
-struct duration_arg {
-    nanoseconds value{};
-};
-
-// Found by argument-dependent lookup from Program_options.
-void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
-    po::validators::check_first_occurrence(v);
-    const std::string& s = po::validators::get_single_string(values);
-    const auto d = parse_duration(s);
-    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 10s, 2m)");
-    v = duration_arg{*d};
-}
+using tools::duration_arg;  // a duration option value (tools/common/duration_option.hpp)
 
 // One role's share: "0.4" / ".4" (a fraction of --connections: has a decimal point) or "7600"
 // (a count).
@@ -115,12 +105,14 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("threads", po::value(&s.threads)->default_value(s.threads), "client io_context threads")
         ("connect-rate", po::value(&s.connect_rate)->default_value(s.connect_rate), "connections started per second")
         ("max-connecting", po::value(&s.max_connecting)->default_value(s.max_connecting), "connections in connect + handshake at once")
-        ("source-addresses", po::value(&s.source_addresses)->default_value(s.source_addresses), "connect from 127.0.0.1, 127.0.0.2, ... round robin (0 = one per 8000 connections): Linux connect() slows down once one address has used half its ephemeral ports")
+        ("source-addresses", po::value(&s.source_addresses)->default_value(s.source_addresses), "connect from --first-source, the next address, ... round robin (0 = one per 8000 connections): Linux connect() slows down once one address has used half its ephemeral ports")
+        ("first-source", po::value(&s.first_source), "the first client address, e.g. 127.0.0.2 (default: --host); several loadgen processes each take their own range")
         ("idle", po::value(&shares[0]), "idle clients: one message, then silence (default ws 0.4, tcp 0.5)")
         ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
         ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
         ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
         ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
+        ("closed-loop", "active clients send their next message as soon as the echo arrives (saturation; --interval unused)")
         ("message-size", po::value(&s.message_size)->default_value(s.message_size), "bytes per message")
         ("idle-timeout", po::value<duration_arg>(), "the server's --idle-timeout (default: read from /stats)")
         ("tick", po::value<duration_arg>(), "the server's --tick (default: read from /stats)")
@@ -176,6 +168,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     get("duration", s.duration);
     get("stats-interval", s.stats_interval);
     s.progress = vm.count("no-progress") == 0U;
+    s.closed_loop = vm.count("closed-loop") != 0U;
 
     if (proto == "ws")
         s.proto = protocol::ws;
@@ -196,6 +189,13 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (s.source_addresses == 0) s.source_addresses = (s.connections + 7999) / 8000;
     if (s.source_addresses > 1 && !address.is_v4()) return fail("--source-addresses above 1 needs an IPv4 --host");
     if (s.source_addresses > 250) return fail("--source-addresses must be at most 250");
+    if (!s.first_source.empty()) {
+        const auto first = boost::asio::ip::make_address(s.first_source, ec);
+        if (ec || !first.is_loopback() || first.is_v4() != address.is_v4())
+            return fail("--first-source must be a loopback address of the --host's family");
+        if (first.is_v4() && (first.to_v4().to_uint() & 0xffU) + s.source_addresses > 255)
+            return fail("--first-source + --source-addresses runs past x.x.x.254");
+    }
     if (s.message_size == 0 || s.message_size > 60 * 1024) return fail("--message-size must be between 1 and 61440");
     if (s.interval <= nanoseconds::zero()) return fail("--interval must be > 0");
     if (s.duration <= nanoseconds::zero()) return fail("--duration must be > 0");

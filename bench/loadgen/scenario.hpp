@@ -11,7 +11,7 @@
 #ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
-#include "duration_text.hpp"
+#include "tools/common/duration_text.hpp"
 
 #include <array>
 #include <chrono>
@@ -46,9 +46,13 @@ struct scenario {
     unsigned threads = 1;
     double connect_rate = 4000;       // new connections started per second
     std::size_t max_connecting = 256; // connections in their connect/handshake at once
-    std::size_t source_addresses = 0; // client addresses 127.0.0.1, .2, ... (0 = one per 8000 connections)
+    std::size_t source_addresses = 0; // client addresses first_source, +1, ... (0 = one per 8000 connections)
+    std::string first_source;         // the first client address (empty: the server's address)
     std::array<std::size_t, role_count> mix{};  // connections per role; adds up to `connections`
     nanoseconds interval = std::chrono::seconds(1);
+    // Active clients send their next message as soon as the echo arrives (saturation), not
+    // every `interval`.
+    bool closed_loop = false;
     std::size_t message_size = 32;
     // The server's settings, for the expectations. idle_timeout and tick: 0 = read from /stats.
     nanoseconds idle_timeout{0};
@@ -77,7 +81,7 @@ struct command {
 };
 
 /// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
-using demo::parse_duration;  // the server's own duration format (demo_server/duration_text.hpp)
+using tools::parse_duration;  // the server's own duration format (tools/common/duration_text.hpp)
 
 /// Parses the command line. Returns nothing after printing help (exit_code 0) or an error
 /// (exit_code 2).

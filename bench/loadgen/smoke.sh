@@ -43,7 +43,7 @@ tcp_port=$(sed -n 's/^listening tcp=[^ ]*:\([0-9]*\) .*/\1/p' "$work/server.out"
 http_port=$(sed -n 's/.* http=[^ ]*:\([0-9]*\)$/\1/p' "$work/server.out")
 
 check_kicked() {  # FILE ROLE OUTCOME COUNT: the JSON shows COUNT clients of ROLE ended with OUTCOME
-    if ! grep -o "\"outcomes\":{.*" "$1" | grep -q "\"$2\":{\"$3\":$4,"; then
+    if ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(r["outcomes"][sys.argv[2]][sys.argv[3]] != int(sys.argv[4]))' "$@"; then
         echo "smoke: expected $4 $2 clients to end with $3 in $1" >&2
         exit 1
     fi

@@ -1,6 +1,5 @@
 #include "svg_plot.hpp"
 
-#include "json_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +8,6 @@
 
 namespace loadgen {
 
-namespace json = boost::json;
 
 namespace {
 
@@ -115,15 +113,17 @@ private:
     double x0_ = 0, x1_ = 1, y0_ = 0, y1_ = 1;
 };
 
-std::vector<double> numbers(const json::object& r, std::initializer_list<std::string_view> path) {
+template <class T>
+std::vector<double> as_doubles(const std::vector<T>& values, double scale = 1) {
     std::vector<double> v;
-    for (const auto& x : array_at(r, path)) v.push_back(as_number(&x));
+    v.reserve(values.size());
+    for (const auto x : values) v.push_back(static_cast<double>(x) * scale);
     return v;
 }
 
 }  // namespace
 
-std::string plot_svg(const std::vector<const json::object*>& runs) {
+std::string plot_svg(const std::vector<const run_result*>& runs) {
     const double width = 980, height = 750;
     std::string svg;
     svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) +
@@ -133,13 +133,12 @@ std::string plot_svg(const std::vector<const json::object*>& runs) {
     if (runs.empty()) return svg + "</svg>\n";
 
     const auto& first = *runs.front();
-    std::string title = "loadgen, " + std::string(string_at(first, {"scenario", "protocol"})) + ": " +
-                        label_number(number(first, {"scenario", "connections"})) + " connections (idle " +
-                        label_number(number(first, {"scenario", "mix", "idle"})) + ", active " + label_number(number(first, {"scenario", "mix", "active"})) +
-                        ", pinger " + label_number(number(first, {"scenario", "mix", "pinger"})) + ", dead " +
-                        label_number(number(first, {"scenario", "mix", "dead"})) + "), idle timeout " +
-                        label_number(number(first, {"server", "idle_timeout_ms"}) / 1000) + " s, tick " + label_number(number(first, {"server", "tick_ms"})) +
-                        " ms, " + label_number(number(first, {"server", "threads"})) + " server thread(s)";
+    const auto count = [](std::uint64_t v) { return label_number(static_cast<double>(v)); };
+    std::string title = "loadgen, " + first.scenario.protocol + ": " + count(first.scenario.connections) + " connections (idle " +
+                        count(first.scenario.mix.idle) + ", active " + count(first.scenario.mix.active) + ", pinger " +
+                        count(first.scenario.mix.pinger) + ", dead " + count(first.scenario.mix.dead) + "), idle timeout " +
+                        label_number(first.server.idle_timeout_ms / 1000) + " s, tick " + label_number(first.server.tick_ms) + " ms, " +
+                        label_number(first.server.threads) + " server thread(s)";
     svg += "<text x=\"20\" y=\"24\" font-size=\"12.5\" font-weight=\"bold\">" + escape(title) + "</text>\n";
     // Legend: one line per run with its headline figures.
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -148,10 +147,10 @@ std::string plot_svg(const std::vector<const json::object*>& runs) {
         std::snprintf(line, sizeof line,
                       "%s: kick lateness p50 %.1f / p99 %.1f / max %.1f ms; server CPU %.2f us/echo (steady); RSS %.0f B/connection; "
                       "false %.0f, missed %.0f; machine %.0f %% busy",
-                      std::string(string_at(r, {"label"})).c_str(), number(r, {"kick_lateness_ms", "idle", "p50"}),
-                      number(r, {"kick_lateness_ms", "idle", "p99"}), number(r, {"kick_lateness_ms", "idle", "max"}),
-                      number(r, {"server_cost", "steady", "cpu_us_per_message"}), number(r, {"server_cost", "rss_bytes_per_connection"}),
-                      number(r, {"checks", "false_kicks"}), number(r, {"checks", "missed_kicks"}), number(r, {"machine", "busy_percent"}));
+                      r.label.c_str(), r.kick_lateness_ms.idle.p50, r.kick_lateness_ms.idle.p99, r.kick_lateness_ms.idle.max,
+                      r.server_cost.steady ? r.server_cost.steady->cpu_us_per_message : 0, r.server_cost.rss_bytes_per_connection.value_or(0),
+                      static_cast<double>(r.checks.false_kicks), static_cast<double>(r.checks.missed_kicks),
+                      r.machine ? r.machine->busy_percent : 0);
         const double y = 46 + 17 * static_cast<double>(i);
         svg += "<rect x=\"20\" y=\"" + num(y - 9) + "\" width=\"14\" height=\"10\" fill=\"" + colours[i % 4] + "\"/>";
         svg += "<text x=\"40\" y=\"" + num(y) + "\">" + escape(line) + "</text>\n";
@@ -165,13 +164,12 @@ std::string plot_svg(const std::vector<const json::object*>& runs) {
     std::vector<std::vector<double>> late;
     double lo = 0, hi = 0, p99 = 0;
     for (const auto* r : runs) {
-        late.push_back(numbers(*r, {"idle_lateness_us"}));
-        for (auto& v : late.back()) v /= 1000;  // ms
+        late.push_back(as_doubles(r->idle_lateness_us, 1e-3));  // ms
         if (!late.back().empty()) {
             lo = std::min(lo, late.back().front());
             hi = std::max(hi, late.back().back());
         }
-        p99 = std::max(p99, number(*r, {"kick_lateness_ms", "idle", "p99"}));
+        p99 = std::max(p99, r->kick_lateness_ms.idle.p99);
     }
     const double cap = nice_ceil(std::max(p99 * 3, 1.0));
     const bool capped = hi > cap;
@@ -208,8 +206,11 @@ std::string plot_svg(const std::vector<const json::object*>& runs) {
     std::vector<series> cpu_s, rss_s, open_s;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = *runs[i];
-        const auto t = numbers(r, {"samples", "t_s"}), up = numbers(r, {"samples", "uptime_s"}), c = numbers(r, {"samples", "cpu_s"}),
-                   u = numbers(r, {"samples", "cpu_user_s"}), m = numbers(r, {"samples", "rss_bytes"}), o = numbers(r, {"samples", "open"});
+        const auto& t = r.samples.t_s;
+        const auto& up = r.samples.uptime_s;
+        const auto& c = r.samples.cpu_s;
+        const auto& u = r.samples.cpu_user_s;
+        const auto m = as_doubles(r.samples.rss_bytes), o = as_doubles(r.samples.open);
         series sc{{}, colours[i % 4], false}, sr = sc, so = sc, su = sc;
         su.dashed = true;
         for (std::size_t k = 0; k < t.size(); ++k) {

@@ -3,7 +3,7 @@
 #ifndef IDLEWHEEL_LOADGEN_SVG_PLOT_HPP
 #define IDLEWHEEL_LOADGEN_SVG_PLOT_HPP
 
-#include <boost/json/object.hpp>
+#include "result.hpp"
 
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@ namespace loadgen {
 
 /// The SVG document for `runs` (results from analyse(); the first is drawn in blue, the second
 /// in red).
-[[nodiscard]] std::string plot_svg(const std::vector<const boost::json::object*>& runs);
+[[nodiscard]] std::string plot_svg(const std::vector<const run_result*>& runs);
 
 }  // namespace loadgen
 

@@ -19,6 +19,8 @@
 //    aborted handler, idlewheel's once-per-tick epoch wake-up) run their loop once every
 //    ops_per_turn(N) operations, and that turn is part of the measured time.
 
+#include "tools/common/splitmix64.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -36,21 +38,6 @@ inline constexpr std::chrono::milliseconds far_delay = 1h;        // idle test: 
 inline constexpr std::chrono::milliseconds wheel_tick = 10ms;     // idlewheel's and Netty's tick
 inline constexpr std::uint64_t seed = 0x1d1e'b0a7'5eed'0001ULL;
 
-// splitmix64 (Steele, Lea, Flood): tiny, and trivially the same sequence in Java.
-class splitmix64 {
-public:
-    explicit splitmix64(std::uint64_t s = seed) noexcept : state_(s) {}
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-
-private:
-    std::uint64_t state_;
-};
-
 // The delays of the background timeouts, in order: uniform in [15 s, 30 s], whole ms.
 class background_delays {
 public:
@@ -60,7 +47,7 @@ public:
     }
 
 private:
-    splitmix64 rng_;
+    tools::splitmix64 rng_{seed};  // tools/common/splitmix64.hpp: trivially the same sequence in Java
 };
 
 // Visits 0..n-1, each once per n steps, in a scattered order.

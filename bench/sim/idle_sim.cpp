@@ -31,6 +31,7 @@
 
 #include "../micro/object_array.hpp"
 #include "../micro/shifted_clock.hpp"
+#include "tools/common/splitmix64.hpp"
 
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/manual_clock.hpp>
@@ -79,17 +80,6 @@ double cpu_seconds() {
            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-// splitmix64, as in bench/micro/workload.hpp.
-struct splitmix64 {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
-
 // Who is touched in which tick: drawn up front, so the measured loop only replays it.
 struct activity_schedule {
     std::vector<std::vector<std::uint32_t>> by_tick;
@@ -99,7 +89,7 @@ struct activity_schedule {
 activity_schedule draw_schedule(const options& o, std::size_t ticks_per_second, std::size_t total_ticks) {
     activity_schedule s;
     s.by_tick.resize(total_ticks);
-    splitmix64 rng{0x51'3e55'1075'0001ULL};
+    tools::splitmix64 rng{0x51'3e55'1075'0001ULL};
     const auto threshold = static_cast<std::uint64_t>(o.active * 18446744073709551615.0);
     const std::size_t seconds = (total_ticks + ticks_per_second - 1) / ticks_per_second;
     for (std::size_t sec = 0; sec < seconds; ++sec) {

@@ -1,7 +1,8 @@
 // Durations written as a whole number and a unit — "250us", "500ms", "30s", "2m", "1h" — as
-// demo_server's command line reads them (and loadgen's, which mirrors the server's flags).
-#ifndef IDLEWHEEL_DEMO_DURATION_TEXT_HPP
-#define IDLEWHEEL_DEMO_DURATION_TEXT_HPP
+// the programs' command lines read them (demo_server, and loadgen, which mirrors the server's
+// flags). duration_option.hpp plugs this into Boost.Program_options.
+#ifndef IDLEWHEEL_TOOLS_DURATION_TEXT_HPP
+#define IDLEWHEEL_TOOLS_DURATION_TEXT_HPP
 
 #include <charconv>
 #include <chrono>
@@ -10,7 +11,7 @@
 #include <optional>
 #include <string_view>
 
-namespace demo {
+namespace tools {
 
 /// The duration `text` names, or nothing if it is not a number and a unit (or too large).
 inline std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text) {
@@ -38,6 +39,6 @@ inline std::optional<std::chrono::nanoseconds> parse_duration(std::string_view t
     return std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
 }
 
-}  // namespace demo
+}  // namespace tools
 
 #endif

@@ -1,0 +1,207 @@
+// What one loadgen run found, as one typed value: analyse() makes it, print_run(), compare()
+// and plot_svg() read it, and it is serialised to JSON (and read back by --combine) in one
+// place, through Boost.Describe: the member names below are the JSON keys, so bench/results.py
+// and the scripts read the same names. Absent figures are std::optional (null in JSON).
+#ifndef IDLEWHEEL_LOADGEN_RESULT_HPP
+#define IDLEWHEEL_LOADGEN_RESULT_HPP
+
+#include <boost/describe/class.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loadgen {
+
+/// n, min, p50, p99, max, mean of a sample (nearest-rank percentiles), in the unit its name says.
+struct distribution {
+    std::uint64_t n = 0;
+    double min = 0, p50 = 0, p99 = 0, max = 0, mean = 0;
+};
+BOOST_DESCRIBE_STRUCT(distribution, (), (n, min, p50, p99, max, mean))
+
+/// Connections per role.
+struct role_counts {
+    std::uint64_t idle = 0, active = 0, pinger = 0, dead = 0;
+};
+BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead))
+
+struct scenario_summary {
+    std::string protocol;
+    std::uint64_t connections = 0;
+    role_counts mix;
+    std::uint64_t threads = 0;
+    double connect_rate = 0;
+    std::uint64_t max_connecting = 0;
+    std::uint64_t source_addresses = 0;
+    std::string first_source;
+    double interval_ms = 0;
+    bool closed_loop = false;
+    std::uint64_t message_size = 0;
+    double duration_s = 0, ping_interval_ms = 0, pong_timeout_ms = 0, ping_jitter_ms = 0, allowance_ms = 0, stats_interval_ms = 0;
+    std::uint64_t seed = 0;
+    std::uint64_t fd_limit = 0;
+};
+BOOST_DESCRIBE_STRUCT(scenario_summary, (),
+                      (protocol, connections, mix, threads, connect_rate, max_connecting, source_addresses, first_source, interval_ms,
+                       closed_loop, message_size, duration_s, ping_interval_ms, pong_timeout_ms, ping_jitter_ms, allowance_ms,
+                       stats_interval_ms, seed, fd_limit))
+
+/// The server's settings, as its /stats reported them (idle timeout and tick: as used).
+struct server_summary {
+    std::string timers;
+    double threads = 0, tick_ms = 0, idle_timeout_ms = 0;
+};
+BOOST_DESCRIBE_STRUCT(server_summary, (), (timers, threads, tick_ms, idle_timeout_ms))
+
+struct connect_summary {
+    std::uint64_t ready = 0, connect_failed = 0, handshake_failed = 0;
+    double phase_s = 0, last_ready_s = 0, rate_per_s = 0;
+};
+BOOST_DESCRIBE_STRUCT(connect_summary, (), (ready, connect_failed, handshake_failed, phase_s, last_ready_s, rate_per_s))
+
+/// How one role's connections ended (keys: bench/loadgen/connection.hpp's outcome_names).
+struct role_outcomes {
+    std::uint64_t open = 0, connect_failed = 0, handshake_failed = 0, ws_idle_close = 0, ws_other_close = 0, dropped = 0, error = 0;
+    std::string expected;
+};
+BOOST_DESCRIBE_STRUCT(role_outcomes, (), (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected))
+
+struct outcome_table {
+    std::optional<role_outcomes> idle, active, pinger, dead;  // null: no client of that role
+};
+BOOST_DESCRIBE_STRUCT(outcome_table, (), (idle, active, pinger, dead))
+
+/// The verdicts (analysis.hpp states the rules).
+struct check_summary {
+    std::uint64_t false_kicks = 0, early_kicks = 0, missed_kicks = 0, wrong_outcomes = 0, unresolved = 0, errors = 0;
+    double idle_limit_ms = 0, slack_ms = 0;
+    std::uint64_t past_two_ticks = 0;
+    double past_two_ticks_max_ms = 0;
+    bool passed = false;
+};
+BOOST_DESCRIBE_STRUCT(check_summary, (),
+                      (false_kicks, early_kicks, missed_kicks, wrong_outcomes, unresolved, errors, idle_limit_ms, slack_ms, past_two_ticks,
+                       past_two_ticks_max_ms, passed))
+
+/// Failures of one kind, with a count and the first example.
+struct problem {
+    std::string what;
+    std::uint64_t count = 0;
+    std::string example;
+};
+BOOST_DESCRIBE_STRUCT(problem, (), (what, count, example))
+
+struct lateness_summary {
+    distribution idle, pinger;
+};
+BOOST_DESCRIBE_STRUCT(lateness_summary, (), (idle, pinger))
+
+struct echo_summary {
+    std::uint64_t sent = 0, echoed_active = 0, late_sends = 0;
+    distribution rtt_ms;
+    double echoes_per_s = 0;
+};
+BOOST_DESCRIBE_STRUCT(echo_summary, (), (sent, echoed_active, late_sends, rtt_ms, echoes_per_s))
+
+/// loadgen's own load: its CPU, and how late its loops ran (overloaded: over 100 ms).
+struct client_summary {
+    double cpu_s = 0, cpu_percent = 0;
+    std::uint64_t threads = 0;
+    distribution loop_lag_ms;
+    bool overloaded = false;
+};
+BOOST_DESCRIBE_STRUCT(client_summary, (), (cpu_s, cpu_percent, threads, loop_lag_ms, overloaded))
+
+/// The server's cost over one window of the run.
+struct cost_window {
+    double cpu_s = 0, cpu_user_s = 0, cpu_system_s = 0, messages = 0, seconds = 0;
+    double cpu_percent = 0, messages_per_s = 0, cpu_us_per_message = 0, user_us_per_message = 0;
+};
+BOOST_DESCRIBE_STRUCT(cost_window, (),
+                      (cpu_s, cpu_user_s, cpu_system_s, messages, seconds, cpu_percent, messages_per_s, cpu_us_per_message,
+                       user_us_per_message))
+
+/// CPU per echoed message in each --stats-interval of the steady window.
+struct interval_spread {
+    std::uint64_t n = 0;
+    double cpu_us_per_message_median = 0, cpu_us_per_message_p10 = 0, cpu_us_per_message_p90 = 0;
+};
+BOOST_DESCRIBE_STRUCT(interval_spread, (), (n, cpu_us_per_message_median, cpu_us_per_message_p10, cpu_us_per_message_p90))
+
+/// The server's cost (README.md, "Server cost", says what each window is).
+struct cost_summary {
+    std::optional<cost_window> whole, steady, full_load, kick_phase, after_kicks;
+    std::optional<interval_spread> steady_intervals;
+    double rss_before_bytes = 0, rss_after_bytes = 0, rss_full_bytes = 0;
+    std::optional<double> rss_bytes_per_connection;  // only while every connection was open
+    bool full_load_valid = false;
+    std::uint64_t connections_at_full = 0;
+    double full_at_s = -1, first_kick_s = -1, last_kick_s = -1;
+    double asio_timer_rearms = 0, wheel_wakeups = 0, wheel_worst_lateness_us = 0;
+    std::uint64_t stats_errors = 0;
+};
+BOOST_DESCRIBE_STRUCT(cost_summary, (),
+                      (whole, steady, full_load, kick_phase, after_kicks, steady_intervals, rss_before_bytes, rss_after_bytes, rss_full_bytes,
+                       rss_bytes_per_connection, full_load_valid, connections_at_full, full_at_s, first_kick_s, last_kick_s,
+                       asio_timer_rearms, wheel_wakeups, wheel_worst_lateness_us, stats_errors))
+
+/// How busy the whole machine was during the run (every CPU, every process).
+struct machine_summary {
+    double cpus = 0, busy_percent = 0, steal_percent = 0, irq_percent = 0;
+    std::string loadavg_at_end;
+};
+BOOST_DESCRIBE_STRUCT(machine_summary, (), (cpus, busy_percent, steal_percent, irq_percent, loadavg_at_end))
+
+/// The raw /stats documents: before connecting, at full load, at the end.
+struct stats_documents {
+    boost::json::object before, full, after;
+};
+BOOST_DESCRIBE_STRUCT(stats_documents, (), (before, full, after))
+
+/// Every /stats sample over time, one array per figure.
+struct sample_series {
+    std::vector<double> t_s, uptime_s, cpu_s, cpu_user_s;
+    std::vector<std::uint64_t> rss_bytes;
+    std::vector<std::int64_t> open;
+    std::vector<std::uint64_t> messages, machine_busy_ticks, machine_total_ticks, machine_steal_ticks, machine_irq_ticks, wheel_wakeups,
+        wheel_expired, asio_timer_rearms;
+};
+BOOST_DESCRIBE_STRUCT(sample_series, (),
+                      (t_s, uptime_s, cpu_s, cpu_user_s, rss_bytes, open, messages, machine_busy_ticks, machine_total_ticks,
+                       machine_steal_ticks, machine_irq_ticks, wheel_wakeups, wheel_expired, asio_timer_rearms))
+
+struct run_result {
+    std::string label;
+    std::string date;  // UTC, ISO 8601
+    scenario_summary scenario;
+    server_summary server;
+    connect_summary connect;
+    outcome_table outcomes;
+    check_summary checks;
+    std::vector<problem> problems;
+    lateness_summary kick_lateness_ms;  // idle: close - (message written + T); pinger: from the handshake's start
+    distribution dead_detection_s;      // dead clients: drop - handshake done
+    std::vector<std::int64_t> idle_lateness_us, pinger_lateness_us;  // every kick, sorted
+    echo_summary echo;
+    client_summary client;
+    cost_summary server_cost;
+    std::optional<machine_summary> machine;
+    stats_documents stats;
+    sample_series samples;
+};
+BOOST_DESCRIBE_STRUCT(run_result, (),
+                      (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms, dead_detection_s,
+                       idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine, stats, samples))
+
+/// The result as JSON, and back (throws boost::system::system_error on a document that is not
+/// a loadgen result of this version).
+[[nodiscard]] boost::json::value to_json(const run_result& r);
+[[nodiscard]] run_result result_from_json(const boost::json::value& v);
+
+}  // namespace loadgen
+
+#endif

@@ -1,0 +1,36 @@
+// A Boost.Program_options value type for durations in duration_text.hpp's format, so bad text
+// is reported as an invalid option value:
+//
+//     ("idle-timeout", po::value<tools::duration_arg>(), "...")
+//     ... vm["idle-timeout"].as<tools::duration_arg>().value
+#ifndef IDLEWHEEL_TOOLS_DURATION_OPTION_HPP
+#define IDLEWHEEL_TOOLS_DURATION_OPTION_HPP
+
+#include "tools/common/duration_text.hpp"
+
+#include <boost/program_options/errors.hpp>
+#include <boost/program_options/value_semantic.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tools {
+
+struct duration_arg {
+    std::chrono::nanoseconds value{};
+};
+
+// Found by argument-dependent lookup from Program_options (so: in duration_arg's namespace).
+inline void validate(boost::any& v, const std::vector<std::string>& values, duration_arg*, int) {
+    namespace po = boost::program_options;
+    po::validators::check_first_occurrence(v);
+    const std::string& s = po::validators::get_single_string(values);
+    const auto d = parse_duration(s);
+    if (!d) throw po::invalid_option_value(s + " (expected a duration such as 500ms, 30s, 2m)");
+    v = duration_arg{*d};
+}
+
+}  // namespace tools
+
+#endif
