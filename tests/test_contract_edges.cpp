@@ -521,6 +521,25 @@ BOOST_AUTO_TEST_CASE(set_options_or_reset_inside_the_handler_never_counts_agains
     }
 }
 
+// A callback staged an entry (asking for the next tick's wake-up) and a later callback of the
+// same batch ran expire_all(), which took the staged entry too: the wheel then slept, and the
+// "asked" flag, never cleared, swallowed every later request. Later timeouts never ran.
+BOOST_AUTO_TEST_CASE(a_per_tick_wheel_wakes_again_after_expire_all_in_a_callback) {
+    manual_clock::reset();
+    net::io_context io;
+    wheel_type wheel(io, {.tick = 1ms, .clock = idlewheel::clock_read::per_tick});
+    int ran = 0;
+    wheel.schedule(0ms, [&] { wheel.schedule(2ms, [&ran] { ++ran; }); });
+    wheel.schedule(1ms, [&] { wheel.expire_all(); });
+    advance_and_poll(io, 8ms);
+    BOOST_TEST(ran == 1);
+    BOOST_TEST(wheel.pending() == 0U);
+    bool later = false;
+    wheel.schedule(0ms, [&later] { later = true; });
+    advance_and_poll(io, 3ms);
+    BOOST_TEST(later);
+}
+
 BOOST_AUTO_TEST_CASE(a_clock_before_its_epoch) {
     manual_clock::reset(manual_clock::time_point(-1h));
     net::io_context io;

@@ -283,6 +283,7 @@ void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::disarm() noexcept {
     // Nothing left: do not wake for nothing. Cancelling a timer reports no error in Asio.
+    next_tick_asked_ = false;  // the next ask must arm again
     if (!armed_) return;
     armed_ = false;
     ++generation_;
@@ -381,6 +382,7 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
     // An open epoch, or entries staged by this batch's callbacks, need the next tick's wake-up;
     // so does anything pending while the switch is on.
     const bool next_tick = epochs_.open() || has_staged() || (expire_immediately_ && pending() != 0);
+    next_tick_asked_ = next_tick;  // what was asked during the batch is settled here
     if (next_tick) arm(wheel_.now() + 1);
     if (const auto due = wheel_.next_due())
         arm(*due);
