@@ -35,8 +35,10 @@ void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<ti
         v = enum_arg<timer_mode>{timer_mode::wheel};
     else if (s == "asio")
         v = enum_arg<timer_mode>{timer_mode::asio};
+    else if (s == "none")
+        v = enum_arg<timer_mode>{timer_mode::none};
     else
-        throw po::invalid_option_value(s + " (expected wheel or asio)");
+        throw po::invalid_option_value(s + " (expected wheel, asio or none)");
 }
 
 void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tcp_echo_mode>*, int) {
@@ -52,7 +54,14 @@ void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tc
 
 }  // namespace
 
-const char* to_string(timer_mode m) noexcept { return m == timer_mode::wheel ? "wheel" : "asio"; }
+const char* to_string(timer_mode m) noexcept {
+    switch (m) {
+    case timer_mode::wheel: return "wheel";
+    case timer_mode::asio: return "asio";
+    case timer_mode::none: break;
+    }
+    return "none";
+}
 
 std::optional<config> parse_command_line(int argc, char** argv, std::ostream& out, std::ostream& err, int& exit_code) {
     config c;
@@ -72,12 +81,14 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("handshake-timeout", po::value<duration_arg>(), "time from accept to a complete HTTP request / WebSocket upgrade; arriving bytes do not extend it (default 5s)")
         ("close-timeout", po::value<duration_arg>(), "time a close handshake may take before the socket is dropped (default 2s)")
         ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
-        ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read (default wheel)")
+        ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read; "
+                   "none: no liveness at all (no idle kick, heartbeat, handshake or close deadline), the benchmark baseline (default wheel)")
         ("tcp-echo", po::value<enum_arg<tcp_echo_mode>>(), "bytes: echo bytes as they come; lines: echo whole lines (default bytes)")
         ("threads", po::value(&c.threads)->default_value(c.threads), "io_context threads, each with its own wheel")
         ("max-connections", po::value(&c.max_connections)->default_value(c.max_connections), "connections beyond this are accepted and closed at once")
         ("max-message-size", po::value(&c.max_message_size)->default_value(c.max_message_size), "largest WebSocket message / TCP line in bytes (larger: close 1009)")
         ("max-backlog", po::value(&c.max_backlog)->default_value(c.max_backlog), "bytes of unsent echo a client may leave queued before it is dropped")
+        ("reuse-port", po::bool_switch(&c.reuse_port), "SO_REUSEPORT on both listeners: several server processes (each started with it) share the ports, the kernel spreads connections")
         ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
     // clang-format on
     po::variables_map vm;

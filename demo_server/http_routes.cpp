@@ -6,7 +6,7 @@ namespace demo {
 
 namespace http = boost::beast::http;
 
-http::response<http::string_body> route(const http::request<http::empty_body>& req, worker& w) {
+http::response<http::string_body> route(const http::request<http::empty_body>& req, const stats_source& stats) {
     http::response<http::string_body> res{http::status::ok, req.version()};
     res.set(http::field::server, "idlewheel demo_server");
     res.keep_alive(req.keep_alive());
@@ -23,7 +23,7 @@ http::response<http::string_body> route(const http::request<http::empty_body>& r
     } else if (target == "/stats") {
         res.set(http::field::content_type, "application/json");
         res.set(http::field::cache_control, "no-store");
-        res.body() = w.stats_json();
+        res.body() = stats.stats_json();
     } else {
         res.result(http::status::not_found);
         res.set(http::field::content_type, "text/plain");

@@ -2,16 +2,26 @@
 #ifndef IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 #define IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 
-#include "worker.hpp"
-
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <string>
+
 namespace demo {
 
+/// Where GET /stats gets its document (the server, which sums every worker). Called on any
+/// worker thread.
+class stats_source {
+public:
+    [[nodiscard]] virtual std::string stats_json() const = 0;
+
+protected:
+    ~stats_source() = default;
+};
+
 boost::beast::http::response<boost::beast::http::string_body> route(
-    const boost::beast::http::request<boost::beast::http::empty_body>& req, worker& w);
+    const boost::beast::http::request<boost::beast::http::empty_body>& req, const stats_source& stats);
 
 /// The dashboard page (generated from dashboard.html at build time).
 extern const char* const dashboard_html;

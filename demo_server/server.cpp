@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,6 +41,25 @@ std::uint64_t resident_bytes() {
 
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
 
+// SO_REUSEPORT as an Asio settable socket option (Asio has no public one): every process that
+// binds the port with it gets its own accept queue, and the kernel spreads new connections
+// over them (Linux >= 3.9).
+class reuse_port {
+public:
+    explicit reuse_port(bool on) noexcept : value_(on ? 1 : 0) {}
+    template <class Protocol>
+    int level(const Protocol&) const noexcept { return SOL_SOCKET; }
+    template <class Protocol>
+    int name(const Protocol&) const noexcept { return SO_REUSEPORT; }
+    template <class Protocol>
+    const int* data(const Protocol&) const noexcept { return &value_; }
+    template <class Protocol>
+    std::size_t size(const Protocol&) const noexcept { return sizeof(value_); }
+
+private:
+    int value_;
+};
+
 bool out_of_descriptors(const boost::system::error_code& ec) {
     return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
            ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
@@ -47,10 +67,10 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 
 }  // namespace
 
-server::server(const config& cfg) : cfg_(cfg), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
+server::server(const config& cfg)
+    : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
     raise_fd_limit(fd_soft_, fd_hard_);
-    for (unsigned i = 0; i < cfg_.threads; ++i)
-        workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, [this] { return stats_json(); }));
+    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_));
 }
 
 server::~server() {
@@ -64,6 +84,7 @@ void server::listen() {
         const tcp::endpoint ep(address, port);
         l->acceptor.open(ep.protocol());
         l->acceptor.set_option(asio::socket_base::reuse_address(true));
+        if (cfg_.reuse_port) l->acceptor.set_option(reuse_port(true));
         l->acceptor.bind(ep);
         l->acceptor.listen(asio::socket_base::max_listen_connections);
         return l;
@@ -130,15 +151,12 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
         return accept(l);
     }
     open_connections_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(w.io, [&w, kind = l.kind, mode = cfg_.timers, s = std::move(socket)]() mutable {
+    asio::post(w.io, [this, &w, kind = l.kind, s = std::move(socket)]() mutable {
         if (w.stopping) {
             w.release_connection();
             return;
         }
-        if (mode == timer_mode::wheel)
-            start_wheel_session(kind, w, std::move(s));
-        else
-            start_asio_session(kind, w, std::move(s));
+        start_session_(kind, w, *this, std::move(s));
     });
     accept(l);
 }

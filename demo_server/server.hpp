@@ -19,12 +19,12 @@
 
 namespace demo {
 
-class server {
+class server final : public stats_source {
 public:
     explicit server(const config& cfg);
     server(const server&) = delete;
     server& operator=(const server&) = delete;
-    ~server();
+    ~server();  // joins the worker threads
 
     /// Binds both listeners. Throws boost::system::system_error (e.g. address in use).
     void listen();
@@ -32,8 +32,8 @@ public:
     [[nodiscard]] std::string listening_line() const;
     /// Serves until SIGINT/SIGTERM, then stops in bounded time and returns.
     void run();
-    /// The /stats document.
-    [[nodiscard]] std::string stats_json() const;
+    /// The /stats document (any thread).
+    [[nodiscard]] std::string stats_json() const override;
 
 private:
     struct listener_state {
@@ -48,6 +48,7 @@ private:
     void wait_for_sessions(int round);
 
     config cfg_;
+    session_starter start_session_;
     asio::io_context io_{1};  // listeners and signals, on the thread that calls run()
     std::atomic<std::int64_t> open_connections_{0};
     std::vector<std::unique_ptr<worker>> workers_;

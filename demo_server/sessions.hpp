@@ -1,8 +1,11 @@
-// Starting a session of the configured kind and timer mode (each mode compiled in its own
-// translation unit).
+// Starting a session of the listener's kind under a timer policy. One template
+// (start_session.hpp), instantiated once per policy, each in its own translation unit so the
+// three compile in parallel: sessions_wheel.cpp, sessions_asio.cpp, sessions_none.cpp.
 #ifndef IDLEWHEEL_DEMO_SESSIONS_HPP
 #define IDLEWHEEL_DEMO_SESSIONS_HPP
 
+#include "config.hpp"
+#include "http_routes.hpp"
 #include "worker.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -11,8 +14,27 @@ namespace demo {
 
 enum class listener { tcp, web };
 
-void start_wheel_session(listener l, worker& w, boost::asio::ip::tcp::socket socket);
-void start_asio_session(listener l, worker& w, boost::asio::ip::tcp::socket socket);
+struct wheel_policy;
+struct asio_policy;
+struct no_timers_policy;
+
+template <class Policy>
+void start_session(listener l, worker& w, const stats_source& stats, boost::asio::ip::tcp::socket socket);
+
+extern template void start_session<wheel_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
+extern template void start_session<asio_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
+extern template void start_session<no_timers_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
+
+using session_starter = void (*)(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
+
+inline session_starter session_starter_for(timer_mode m) noexcept {
+    switch (m) {
+    case timer_mode::wheel: return &start_session<wheel_policy>;
+    case timer_mode::asio: return &start_session<asio_policy>;
+    case timer_mode::none: break;
+    }
+    return &start_session<no_timers_policy>;
+}
 
 }  // namespace demo
 

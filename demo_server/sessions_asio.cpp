@@ -1,14 +1,4 @@
-#include "sessions.hpp"
-#include "tcp_session.hpp"
-#include "web_session.hpp"
+#include "start_session.hpp"
+#include "timers/asio_timers.hpp"
 
-namespace demo {
-
-void start_asio_session(listener l, worker& w, boost::asio::ip::tcp::socket socket) {
-    if (l == listener::tcp)
-        std::make_shared<tcp_session<asio_policy>>(w, std::move(socket))->start();
-    else
-        std::make_shared<web_session<asio_policy>>(w, std::move(socket))->start();
-}
-
-}  // namespace demo
+template void demo::start_session<demo::asio_policy>(demo::listener, demo::worker&, const demo::stats_source&, boost::asio::ip::tcp::socket);

@@ -1,14 +1,4 @@
-#include "sessions.hpp"
-#include "tcp_session.hpp"
-#include "web_session.hpp"
+#include "start_session.hpp"
+#include "timers/wheel_timers.hpp"
 
-namespace demo {
-
-void start_wheel_session(listener l, worker& w, boost::asio::ip::tcp::socket socket) {
-    if (l == listener::tcp)
-        std::make_shared<tcp_session<wheel_policy>>(w, std::move(socket))->start();
-    else
-        std::make_shared<web_session<wheel_policy>>(w, std::move(socket))->start();
-}
-
-}  // namespace demo
+template void demo::start_session<demo::wheel_policy>(demo::listener, demo::worker&, const demo::stats_source&, boost::asio::ip::tcp::socket);

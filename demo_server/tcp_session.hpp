@@ -8,7 +8,7 @@
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
 #include "log.hpp"
-#include "session_timers.hpp"
+#include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -41,19 +41,16 @@ public:
         boost::system::error_code ec;
         socket_.non_blocking(true, ec);
         socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-        timers_.started(false);
+        timers_.started();
         wait_readable();
     }
 
     void shutdown() override { finish(close_cause::shutdown); }
     void abort() override { finish(close_cause::shutdown); }
 
-    // Timer callbacks (see session_timers.hpp).
+    // Timer callbacks (see timers/timer_policy.hpp).
     void on_idle() { finish(close_cause::idle); }
     void on_close_timeout() { finish(close_cause::error); }
-    void on_handshake_timeout() {}  // raw TCP has no handshake
-    void send_ping() {}
-    void on_dead_peer() {}
 
 private:
     void wait_readable() {
@@ -123,6 +120,8 @@ private:
         if (!queue_.empty()) write_next();
     }
 
+    static_assert(tcp_timers<typename Policy::template tcp<tcp_session>>);
+
     void finish(close_cause cause) {
         if (closed_) return;
         closed_ = true;
@@ -135,7 +134,7 @@ private:
 
     worker& worker_;
     asio::ip::tcp::socket socket_;
-    typename Policy::template timers<tcp_session, false> timers_;
+    [[no_unique_address]] typename Policy::template tcp<tcp_session> timers_;
     std::deque<std::string> queue_;
     std::string partial_;
     std::size_t queued_ = 0;

@@ -15,7 +15,7 @@
 
 #include "http_routes.hpp"
 #include "log.hpp"
-#include "session_timers.hpp"
+#include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
 #include <idlewheel/beast.hpp>
@@ -40,18 +40,18 @@ namespace websocket = beast::websocket;
 template <class Policy>
 class web_session final : public session_base, public std::enable_shared_from_this<web_session<Policy>> {
 public:
-    web_session(worker& w, asio::ip::tcp::socket socket)
-        : worker_(w), socket_(std::move(socket)), timers_(w, *this), accepted_at_(steady::now()) {}
+    web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
+        : worker_(w), stats_(stats), socket_(std::move(socket)), timers_(w, *this), accepted_at_(steady::now()) {}
     web_session(const web_session&) = delete;
     web_session& operator=(const web_session&) = delete;
 
     ~web_session() {
         timers_.stop_all();
         worker_.remove(this);
-        worker_.counters.closed_as(kind_, cause_);
+        worker_.counters.closed_as(kind_, cause());
         worker_.release_connection();
         if (!worker_.cfg.quiet && kind_ == session_kind::websocket)
-            log("websocket session closed: ", close_cause_names[static_cast<unsigned>(cause_)]);
+            log("websocket session closed: ", close_cause_names[static_cast<unsigned>(cause())]);
     }
 
     void start() {
@@ -74,7 +74,7 @@ public:
     }
     void abort() override { finish(close_cause::shutdown); }
 
-    // Timer callbacks (see session_timers.hpp).
+    // Timer callbacks (see timers/timer_policy.hpp).
     void on_handshake_timeout() { finish(close_cause::handshake_timeout); }
     void on_idle() {
         if (kind_ == session_kind::websocket && ws_ && ws_->is_open())
@@ -88,7 +88,7 @@ public:
         ws_->async_ping({}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
-    void on_close_timeout() { finish(cause_set_ ? cause_ : close_cause::error); }
+    void on_close_timeout() { finish(close_cause::error); }
 
 private:
     // ---- HTTP -----------------------------------------------------------------------------
@@ -110,7 +110,7 @@ private:
         auto& req = parser_->get();
         if (websocket::is_upgrade(req)) return upgrade(parser_->release());
         timers_.handshake_done();  // one complete request: slowloris is over
-        auto res = std::make_shared<http::response<http::string_body>>(route(req, worker_));
+        auto res = std::make_shared<http::response<http::string_body>>(route(req, stats_));
         write_response(std::move(res));
     }
 
@@ -119,7 +119,7 @@ private:
         http::async_write(socket_, *res, [self = this->shared_from_this(), res, keep_alive](boost::system::error_code ec, std::size_t) {
             if (self->closed_) return;
             if (ec) return self->finish(close_cause::error);
-            if (!keep_alive) return self->finish(self->cause_set_ ? self->cause_ : close_cause::client_close);
+            if (!keep_alive) return self->finish(close_cause::client_close);
             self->read_request();
         });
     }
@@ -163,11 +163,10 @@ private:
     void on_message(boost::system::error_code ec, std::size_t n) {
         if (closed_) return;
         if (ec) {
-            if (ec == websocket::error::closed) return finish(cause_set_ ? cause_ : close_cause::client_close);
+            if (ec == websocket::error::closed) return finish(close_cause::client_close);
             if (ec == websocket::error::message_too_big) return finish(close_cause::too_big);  // Beast sent 1009
-            if (ec == asio::error::operation_aborted) return finish(cause_set_ ? cause_ : close_cause::error);
-            if (!worker_.cfg.quiet) log("websocket read failed: ", ec.message());
-            return finish(cause_set_ ? cause_ : close_cause::error);
+            if (ec != asio::error::operation_aborted && !worker_.cfg.quiet) log("websocket read failed: ", ec.message());
+            return finish(close_cause::error);
         }
         timers_.on_read();
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
@@ -203,7 +202,7 @@ private:
     void on_write(boost::system::error_code ec) {
         writing_ = false;
         if (closed_) return;
-        if (ec) return finish(cause_set_ ? cause_ : close_cause::error);
+        if (ec) return finish(close_cause::error);
         queued_ -= queue_.front().data.size();
         queue_.pop_front();
         if (!queue_.empty() && !closing_) write_next();
@@ -214,15 +213,17 @@ private:
         closing_ = true;
         set_cause(cause);
         timers_.closing();  // the close handshake gets --close-timeout, then the socket goes
-        ws_->async_close(reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(self->cause_); });
+        ws_->async_close(reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(close_cause::error); });
     }
 
     // ---- common ---------------------------------------------------------------------------
-    void set_cause(close_cause c) {
-        if (cause_set_) return;
-        cause_set_ = true;
-        cause_ = c;
+    // The one place that decides why the session ends: the first cause named wins. A close we
+    // started (idle, shutdown, a bad request) keeps its cause however the socket then ends;
+    // `finish(c)` names `c` only for a session that had no cause yet.
+    void set_cause(close_cause c) noexcept {
+        if (!cause_) cause_ = c;
     }
+    [[nodiscard]] close_cause cause() const noexcept { return cause_.value_or(close_cause::error); }
 
     void finish(close_cause cause) {
         set_cause(cause);
@@ -240,18 +241,20 @@ private:
         bool text;
     };
 
+    static_assert(web_timers<typename Policy::template web<web_session>>);
+
     worker& worker_;
+    const stats_source& stats_;
     asio::ip::tcp::socket socket_;
     std::optional<websocket::stream<asio::ip::tcp::socket>> ws_;
-    typename Policy::template timers<web_session, true> timers_;
+    [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
     std::deque<outgoing> queue_;
     std::size_t queued_ = 0;
     steady::time_point accepted_at_;
     session_kind kind_ = session_kind::http;
-    close_cause cause_ = close_cause::error;
-    bool cause_set_ = false;
+    std::optional<close_cause> cause_;
     bool closing_ = false;
     bool closed_ = false;
     bool writing_ = false;

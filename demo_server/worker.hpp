@@ -13,7 +13,6 @@
 
 #include <array>
 #include <atomic>
-#include <functional>
 #include <string>
 #include <chrono>
 #include <cstdint>
@@ -81,13 +80,8 @@ protected:
 
 class worker {
 public:
-    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections, std::function<std::string()> stats)
-        : cfg(c),
-          index(i),
-          wheel(io, idlewheel::wheel_options{.tick = c.tick}),
-          open_connections_(open_connections),
-          stats_(std::move(stats)),
-          snapshot_timer_(io) {}
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections)
+        : cfg(c), index(i), wheel(io, idlewheel::wheel_options{.tick = c.tick}), open_connections_(open_connections), snapshot_timer_(io) {}
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
@@ -118,7 +112,6 @@ public:
 
     // A session ended: one connection slot free again (see --max-connections).
     void release_connection() noexcept { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
-    [[nodiscard]] std::string stats_json() const { return stats_(); }
 
     [[nodiscard]] timer_snapshot snapshot() const {
         std::lock_guard lock(snapshot_mutex_);
@@ -128,7 +121,7 @@ public:
     const config& cfg;
     const unsigned index;
     asio::io_context io{1};
-    idlewheel::wheel_timer wheel;  // used in --timers=wheel mode; idle (never armed) otherwise
+    idlewheel::wheel_timer wheel;  // used by --timers=wheel; idle (never armed) otherwise
     idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
     worker_counters counters;
     bool stopping = false;  // on the worker's thread
@@ -149,7 +142,6 @@ private:
     }
 
     std::atomic<std::int64_t>& open_connections_;
-    std::function<std::string()> stats_;
     std::unordered_set<session_base*> sessions_;
     asio::steady_timer snapshot_timer_;
     mutable std::mutex snapshot_mutex_;

@@ -30,6 +30,9 @@ inline constexpr auto slack = std::chrono::milliseconds(1200);
 
 /// Both ways demo_server keeps time; BOOST_DATA_TEST_CASE(..., boost::unit_test::data::make(timer_modes), mode).
 inline const std::vector<std::string> timer_modes{"wheel", "asio"};
+/// The two above plus --timers=none (no liveness at all), for behaviour that must not depend on
+/// timers: echo, limits, close outcomes.
+inline const std::vector<std::string> all_timer_modes{"wheel", "asio", "none"};
 
 inline std::string demo_binary() {
     const auto& suite = boost::unit_test::framework::master_test_suite();

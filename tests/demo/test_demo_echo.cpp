@@ -32,7 +32,7 @@ std::string pattern(std::size_t n, std::uint32_t seed) {
 
 BOOST_AUTO_TEST_SUITE(echo)
 
-BOOST_DATA_TEST_CASE(tcp_bytes_echoed_exactly, bdata::make(timer_modes), mode) {
+BOOST_DATA_TEST_CASE(tcp_bytes_echoed_exactly, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {});
     tcp_client c(srv.tcp_endpoint());
     for (const std::size_t n : {1U, 2U, 17U, 1000U, 4096U, 65536U, 100U * 1024U}) {
@@ -45,7 +45,7 @@ BOOST_DATA_TEST_CASE(tcp_bytes_echoed_exactly, bdata::make(timer_modes), mode) {
     BOOST_TEST(c.quiet_for(100ms));
 }
 
-BOOST_DATA_TEST_CASE(tcp_lines_echoed_whole, bdata::make(timer_modes), mode) {
+BOOST_DATA_TEST_CASE(tcp_lines_echoed_whole, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {"--tcp-echo=lines"});
     tcp_client c(srv.tcp_endpoint());
     c.write("hel");
@@ -69,7 +69,7 @@ BOOST_DATA_TEST_CASE(tcp_lines_echoed_whole, bdata::make(timer_modes), mode) {
     BOOST_TEST(c.quiet_for(100ms));
 }
 
-BOOST_DATA_TEST_CASE(websocket_text_and_binary_echoed, bdata::make(timer_modes), mode) {
+BOOST_DATA_TEST_CASE(websocket_text_and_binary_echoed, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {});
     ws_client ws(srv.http_endpoint());
     const std::vector<std::string> texts{"hello", "h\xc3\xa9llo w\xc3\xb6rld \xe2\x9c\x93", "", std::string(60000, 'x')};
@@ -93,7 +93,7 @@ BOOST_DATA_TEST_CASE(websocket_text_and_binary_echoed, bdata::make(timer_modes),
 // Medium messages must not wait for a delayed ACK (Nagle's algorithm left on would hold the
 // tail of each echo for 40 ms or more, a delayed ACK): the median round trip of a 15 000-byte
 // message stays well below that.
-BOOST_DATA_TEST_CASE(websocket_echo_without_nagle_stalls, bdata::make(timer_modes), mode) {
+BOOST_DATA_TEST_CASE(websocket_echo_without_nagle_stalls, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {});
     ws_client ws(srv.http_endpoint());
     const auto msg = pattern(15000, 5);
@@ -109,7 +109,7 @@ BOOST_DATA_TEST_CASE(websocket_echo_without_nagle_stalls, bdata::make(timer_mode
 
 // Eight clients (four TCP, four WebSocket) on their own threads, all connected before any
 // sends, then each doing round trips of varying sizes: every echo must be its own data.
-BOOST_DATA_TEST_CASE(concurrent_clients_each_get_their_own_echo, bdata::make(timer_modes), mode) {
+BOOST_DATA_TEST_CASE(concurrent_clients_each_get_their_own_echo, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {"--threads", "2"});
     constexpr int clients = 8, rounds = 40;
     std::barrier connected(clients);

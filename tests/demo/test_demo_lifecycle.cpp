@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     const auto r = server_process::run(demo_binary(), {"--help"});
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
-    for (const auto* option : {"--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
+    for (const auto* option : {"--reuse-port", "none", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
                                "--threads", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
@@ -192,6 +192,39 @@ const std::vector<bad_case> bad_cases{
     {{"--tcp-echo", "words"}, {"--tcp-echo", "words"}},
     {{"--no-such-option"}, {"no-such-option"}},
 };
+
+// --reuse-port: a second server started with it binds the same two ports and serves; without
+// it the same bind fails (so the option is what makes the difference).
+BOOST_AUTO_TEST_CASE(reuse_port_lets_two_servers_share_the_ports) {
+    demo_server first("wheel", {"--reuse-port"});
+    const auto tcp_port = std::to_string(first.tcp_port()), http_port = std::to_string(first.http_port());
+
+    const auto refused = server_process::run(demo_binary(), {"--tcp-port", tcp_port, "--http-port", http_port}, 10s);
+    BOOST_TEST_REQUIRE(refused.exit_code.has_value());
+    BOOST_TEST(*refused.exit_code == 1, "without --reuse-port the second bind must fail; stderr: " << refused.err);
+    BOOST_TEST(refused.out.find("listening") == std::string::npos);
+
+    demo_server second("asio", {"--reuse-port", "--tcp-port", tcp_port, "--http-port", http_port});
+    BOOST_TEST(second.tcp_port() == first.tcp_port());
+    BOOST_TEST(second.http_port() == first.http_port());
+    // Connections on the shared ports are served (by whichever process the kernel picks) ...
+    for (int i = 0; i < 4; ++i) {
+        tcp_client c(first.tcp_endpoint());
+        c.write("shared");
+        BOOST_TEST(c.read_exactly(6) == "shared");
+    }
+    // ... and the second process really listens: with the first one gone, it serves alone.
+    first.signal(SIGTERM);
+    const auto code = first.wait_exit(5s);
+    BOOST_TEST_REQUIRE(code.has_value());
+    BOOST_TEST(*code == 0);
+    for (int i = 0; i < 4; ++i) {
+        tcp_client c(second.tcp_endpoint());
+        c.write("second");
+        BOOST_TEST(c.read_exactly(6) == "second");
+    }
+    BOOST_TEST(integer(second.stats(), "accepted") >= 4);
+}
 
 BOOST_DATA_TEST_CASE(bad_value_exits_2_with_clear_message, bdata::make(bad_cases), c) {
     const auto r = server_process::run(demo_binary(), c.args);

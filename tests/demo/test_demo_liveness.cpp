@@ -120,6 +120,32 @@ BOOST_DATA_TEST_CASE(silent_clients_kicked_active_clients_kept, bdata::make(time
     BOOST_TEST(integer(s, "open.websocket") == 1);
 }
 
+// --timers=none, the benchmark baseline: no idle kick, no ping, no handshake deadline. Silent
+// TCP and WebSocket clients and a half-sent request are still connected after several times
+// the configured timeouts, and are still served.
+BOOST_AUTO_TEST_CASE(timers_none_kicks_nobody) {
+    demo_server srv("none", {"--idle-timeout", "300ms", "--ping-interval", "100ms", "--pong-timeout", "100ms",
+                             "--handshake-timeout", "300ms"});
+    tcp_client tcp_silent(srv.tcp_endpoint());
+    ws_client ws_silent(srv.http_endpoint());
+    tcp_client half_request(srv.http_endpoint());
+    half_request.write("GET / HTTP/1.1\r\nHost: x\r\n");  // never finished
+    BOOST_TEST(tcp_silent.quiet_for(1500ms), "a silent TCP client got data or EOF under --timers=none");
+    BOOST_TEST(half_request.quiet_for(10ms), "a half-sent request was answered or closed under --timers=none");
+    tcp_silent.write("still here");
+    BOOST_TEST(tcp_silent.read_exactly(10) == "still here");
+    ws_silent.echo("still here");  // a ping would have been answered by Beast, not seen here: check the counter
+    const auto s = srv.stats();
+    BOOST_TEST(s.at("timers").as_string() == "none");
+    BOOST_TEST(integer(s, "open.tcp") == 1);
+    BOOST_TEST(integer(s, "open.websocket") == 1);
+    BOOST_TEST(integer(s, "open.http") >= 1);  // the half request (and /stats itself)
+    for (const auto* cause : {"closed.idle", "closed.dead_peer", "closed.handshake_timeout"}) BOOST_TEST(integer(s, cause) == 0, cause);
+    BOOST_TEST(integer(s, "wheel.pings_sent") == 0);
+    BOOST_TEST(integer(s, "wheel.scheduled") == 0);
+    BOOST_TEST(integer(s, "asio_timer_rearms") == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(heartbeat)

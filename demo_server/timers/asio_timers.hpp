@@ -1,0 +1,185 @@
+// --timers=asio: one asio::steady_timer per connection, re-armed on every read, the way Beast
+// servers do it today (tcp_stream::expires_after): each read reads the clock, cancels the
+// pending wait (posting its aborted handler) and starts a new one. The per-read cost idlewheel
+// removes, kept here so the two can be measured on one binary.
+#ifndef IDLEWHEEL_DEMO_ASIO_TIMERS_HPP
+#define IDLEWHEEL_DEMO_ASIO_TIMERS_HPP
+
+#include "timers/timer_policy.hpp"
+#include "worker.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <random>
+
+namespace demo {
+
+// A connection's one steady_timer, armed for the earliest of its deadlines.
+template <class Session, std::size_t N>
+class earliest_deadline {
+public:
+    static constexpr steady::time_point never = steady::time_point::max();
+
+    earliest_deadline(worker& w, Session& s) : worker_(w), session_(s), timer_(w.io) { at_.fill(never); }
+
+    steady::time_point& operator[](std::size_t i) noexcept { return at_[i]; }
+
+    // Arms for the earliest deadline (or disarms); when it passes, `on_due()` runs on the
+    // owner, unless the session is gone by then.
+    template <class Owner>
+    void rearm(Owner* owner, void (Owner::*on_due)()) {
+        const auto next = *std::min_element(at_.begin(), at_.end());
+        if (next == never) {
+            timer_.cancel();
+            return;
+        }
+        worker_.counters.timer_rearms.fetch_add(1, std::memory_order_relaxed);
+        timer_.expires_at(next);  // cancels the pending wait: its handler runs with operation_aborted
+        timer_.async_wait([weak = session_.weak_from_this(), owner, on_due](boost::system::error_code ec) {
+            if (ec == asio::error::operation_aborted) return;
+            if (const auto alive = weak.lock()) (owner->*on_due)();
+        });
+    }
+    void cancel_all() {
+        at_.fill(never);
+        timer_.cancel();
+    }
+    // The deadline `i` has passed: true once, and it is cleared.
+    bool take_due(std::size_t i, steady::time_point now) noexcept {
+        if (now < at_[i]) return false;
+        at_[i] = never;
+        return true;
+    }
+
+private:
+    worker& worker_;
+    Session& session_;
+    asio::steady_timer timer_;
+    std::array<steady::time_point, N> at_;
+};
+
+template <class Session>
+class asio_tcp_timers {
+public:
+    asio_tcp_timers(worker& w, Session& s) : worker_(w), session_(s), deadlines_(w, s) {}
+
+    void started() { on_read(); }
+    void on_read() {
+        deadlines_[idle] = steady::now() + worker_.cfg.idle_timeout;
+        deadlines_.rearm(this, &asio_tcp_timers::on_timer);
+    }
+    void closing() {
+        deadlines_[idle] = deadlines_.never;
+        deadlines_[drain] = steady::now() + worker_.cfg.close_timeout;
+        deadlines_.rearm(this, &asio_tcp_timers::on_timer);
+    }
+    void stop_all() { deadlines_.cancel_all(); }
+
+private:
+    enum : std::size_t { idle, drain, count };
+
+    void on_timer() {
+        const auto now = steady::now();
+        if (deadlines_.take_due(drain, now)) return session_.on_close_timeout();
+        if (deadlines_.take_due(idle, now)) return session_.on_idle();
+        deadlines_.rearm(this, &asio_tcp_timers::on_timer);
+    }
+
+    worker& worker_;
+    Session& session_;
+    earliest_deadline<Session, count> deadlines_;
+};
+
+template <class Session>
+class asio_web_timers {
+public:
+    asio_web_timers(worker& w, Session& s) : worker_(w), session_(s), deadlines_(w, s) {}
+
+    void handshake_started(steady::time_point deadline) {
+        deadlines_[handshake] = deadline;
+        rearm();
+    }
+    void handshake_done() {
+        deadlines_[handshake] = deadlines_.never;
+        rearm();
+    }
+    void started(bool websocket) {
+        websocket_ = websocket;
+        if (pings()) offset_ = jitter();
+        on_read();
+    }
+    void on_read() {
+        const auto now = steady::now();
+        deadlines_[idle] = now + worker_.cfg.idle_timeout;
+        heard(now);
+        rearm();
+    }
+    void on_control() {
+        heard(steady::now());
+        rearm();
+    }
+    void closing() {
+        deadlines_.cancel_all();
+        deadlines_[close] = steady::now() + worker_.cfg.close_timeout;
+        rearm();
+    }
+    void stop_all() { deadlines_.cancel_all(); }
+
+private:
+    enum : std::size_t { handshake, idle, ping, pong, close, count };
+
+    [[nodiscard]] bool pings() const noexcept { return websocket_ && worker_.cfg.ping_interval.count() > 0; }
+
+    // Each session's pings are offset by up to --ping-jitter, so sessions accepted together do
+    // not all ping in one burst (as the wheel's heartbeat does).
+    steady::duration jitter() const {
+        const auto spread = worker_.cfg.ping_jitter.count();
+        if (spread <= 0) return {};
+        thread_local std::minstd_rand bits{std::random_device{}()};
+        return std::chrono::duration_cast<steady::duration>(
+            std::chrono::nanoseconds(std::uniform_int_distribution<std::int64_t>(0, spread)(bits)));
+    }
+
+    void heard(steady::time_point now) {
+        if (!pings()) return;
+        deadlines_[ping] = now + worker_.cfg.ping_interval + offset_;
+        deadlines_[pong] = deadlines_.never;
+    }
+
+    void rearm() { deadlines_.rearm(this, &asio_web_timers::on_timer); }
+
+    void on_timer() {
+        const auto now = steady::now();
+        if (deadlines_.take_due(close, now)) return session_.on_close_timeout();
+        if (deadlines_.take_due(handshake, now)) return session_.on_handshake_timeout();
+        if (deadlines_.take_due(idle, now)) return session_.on_idle();
+        if (deadlines_.take_due(pong, now)) return session_.on_dead_peer();
+        if (deadlines_.take_due(ping, now)) {
+            deadlines_[pong] = now + worker_.cfg.pong_timeout;
+            session_.send_ping();
+        }
+        rearm();
+    }
+
+    worker& worker_;
+    Session& session_;
+    earliest_deadline<Session, count> deadlines_;
+    bool websocket_ = false;
+    steady::duration offset_{};
+};
+
+struct asio_policy {
+    template <class Session>
+    using tcp = asio_tcp_timers<Session>;
+    template <class Session>
+    using web = asio_web_timers<Session>;
+};
+
+}  // namespace demo
+
+#endif

@@ -1,0 +1,39 @@
+// --timers=none: no liveness at all. No idle kick, no heartbeat, no handshake or close
+// deadline: the same server with nothing that keeps time per session, as the baseline that
+// shows what liveness costs (bench/compare.sh). A silent client stays connected until it
+// leaves or the server stops (the shutdown's abrupt step is the server's, not a session's).
+#ifndef IDLEWHEEL_DEMO_NO_TIMERS_HPP
+#define IDLEWHEEL_DEMO_NO_TIMERS_HPP
+
+#include "timers/timer_policy.hpp"
+#include "worker.hpp"
+
+namespace demo {
+
+class no_timers {
+public:
+    template <class Session>
+    no_timers(worker&, Session&) noexcept {}
+
+    void handshake_started(steady::time_point) noexcept {}
+    void handshake_done() noexcept {}
+    void started() noexcept {}
+    void started(bool) noexcept {}
+    void on_read() noexcept {}
+    void on_control() noexcept {}
+    void closing() noexcept {}
+    void stop_all() noexcept {}
+};
+
+struct no_timers_policy {
+    template <class Session>
+    using tcp = no_timers;
+    template <class Session>
+    using web = no_timers;
+};
+
+static_assert(tcp_timers<no_timers> && web_timers<no_timers>);
+
+}  // namespace demo
+
+#endif

@@ -1,0 +1,46 @@
+// What a timer policy gives the demo's sessions, so --timers=wheel|asio|none run exactly the
+// same server. A policy names two classes:
+//
+//  Policy::tcp<Session>  raw TCP: reader idle, and a deadline for draining the echo after the
+//                        client half-closed. Calls Session::on_idle(), on_close_timeout().
+//  Policy::web<Session>  HTTP/WebSocket: a handshake deadline (accept to the end of the request
+//                        or upgrade; bytes do not extend it), reader idle, a heartbeat once the
+//                        session is a WebSocket, a close-handshake deadline. Calls
+//                        Session::on_handshake_timeout(), on_idle(), send_ping(), on_dead_peer(),
+//                        on_close_timeout().
+//
+// The policies: wheel_timers.hpp (idlewheel, one wheel per worker thread), asio_timers.hpp (one
+// steady_timer per connection re-armed on every read, as Beast servers do it), no_timers.hpp
+// (no liveness at all: the benchmark baseline).
+#ifndef IDLEWHEEL_DEMO_TIMER_POLICY_HPP
+#define IDLEWHEEL_DEMO_TIMER_POLICY_HPP
+
+#include <chrono>
+#include <concepts>
+
+namespace demo {
+
+using steady = std::chrono::steady_clock;
+
+template <class T>
+concept tcp_timers = requires(T t) {
+    t.started();          // the session is open: reader idle runs from now
+    t.on_read();          // inbound data
+    t.closing();          // the session is draining before its close: idle off, --close-timeout on
+    t.stop_all();         // the session is finished: nothing more will be called back
+};
+
+template <class T>
+concept web_timers = requires(T t, steady::time_point deadline, bool websocket) {
+    t.handshake_started(deadline);  // accept: the request / upgrade must be complete by `deadline`
+    t.handshake_done();
+    t.started(websocket);           // reader idle from now; with `websocket`, the heartbeat too
+    t.on_read();                    // a request or a message
+    t.on_control();                 // a ping or pong: the peer lives (not activity for idleness)
+    t.closing();                    // close handshake under way: only --close-timeout is left
+    t.stop_all();
+};
+
+}  // namespace demo
+
+#endif
