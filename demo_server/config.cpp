@@ -88,6 +88,7 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("max-connections", po::value(&c.max_connections)->default_value(c.max_connections), "connections beyond this are accepted and closed at once")
         ("max-message-size", po::value(&c.max_message_size)->default_value(c.max_message_size), "largest WebSocket message / TCP line in bytes (larger: close 1009)")
         ("max-backlog", po::value(&c.max_backlog)->default_value(c.max_backlog), "bytes of unsent echo a client may leave queued before it is dropped")
+        ("max-backlog-total", po::value(&c.max_backlog_total)->default_value(c.max_backlog_total), "bytes of unsent echo all clients together may leave queued; past it the clients holding the most are dropped first (closed.backlog_budget)")
         ("reuse-port", po::bool_switch(&c.reuse_port), "SO_REUSEPORT on both listeners: several server processes (each started with it) share the ports, the kernel spreads connections")
         ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
     // clang-format on
@@ -131,6 +132,8 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         problem = "--threads must be between 1 and 64";
     else if (c.max_connections == 0)
         problem = "--max-connections must be > 0";
+    else if (c.max_backlog_total < c.max_backlog)
+        problem = "--max-backlog-total must be at least --max-backlog";
     else if (c.max_message_size < 16)
         problem = "--max-message-size must be at least 16";
     if (problem != nullptr) {

@@ -32,6 +32,7 @@ struct config {
     std::size_t max_connections = 19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
     std::size_t max_message_size = 64 * 1024;
     std::size_t max_backlog = 1024 * 1024;
+    std::size_t max_backlog_total = 256 * 1024 * 1024;  // all sessions' unsent echo together
     bool reuse_port = false;  // SO_REUSEPORT on both listeners: several processes share the ports
     bool quiet = false;
 };

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace demo {
@@ -70,7 +72,7 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 server::server(const config& cfg)
     : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
     raise_fd_limit(fd_soft_, fd_hard_);
-    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_));
+    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
 server::~server() {
@@ -112,6 +114,11 @@ void server::run() {
     });
     io_.run();
     for (auto& w : workers_) w->join();
+    if (abandoned_) {
+        log("stopped");
+        std::fflush(stderr);
+        std::_Exit(0);  // the stuck sessions' memory and sockets go with the process
+    }
 }
 
 void server::accept(listener_state& l) {
@@ -176,18 +183,30 @@ void server::begin_shutdown(int signal) {
 
 // Polls until every session is gone. After --close-timeout plus a grace period, the remaining
 // sessions are closed abruptly; the workers then run out of work and their threads return.
+// The bound is unconditional: a session that still has not ended a grace period after its
+// socket was closed (an operation parked inside Beast that never resumes) does not hold the
+// process. The workers are stopped and the process exits 0 at once, without destroying the
+// stuck sessions (their handlers would outlive their worker's wheel): see run().
 void server::wait_for_sessions(int round) {
     constexpr auto step = std::chrono::milliseconds(20);
+    constexpr auto grace = std::chrono::milliseconds(500);
     const auto waited = step * round;
     if (open_connections_.load() == 0) {
         work_.clear();
         log("stopped");
         return;
     }
-    if (!abrupt_sent_ && waited >= std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + std::chrono::milliseconds(500)) {
+    const auto abrupt_at = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + grace;
+    if (!abrupt_sent_ && waited >= abrupt_at) {
         abrupt_sent_ = true;
         log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
         for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
+    }
+    if (abrupt_sent_ && waited >= abrupt_at + 2 * grace) {
+        log("shutdown: ", open_connections_.load(), " sessions did not end after their sockets were closed; stopping anyway");
+        abandoned_ = true;
+        for (auto& w : workers_) w->io.stop();
+        return;  // io_ runs out of work: run() returns
     }
     shutdown_timer_.expires_after(step);
     shutdown_timer_.async_wait([this, round](boost::system::error_code ec) {
@@ -262,6 +281,8 @@ std::string server::stats_json() const {
                      {"messages", messages},
                      {"bytes", bytes},
                      {"asio_timer_rearms", rearms},
+                     {"unsent_bytes", unsent_total_.load(std::memory_order_relaxed)},
+                     {"max_backlog_total", cfg_.max_backlog_total},
                      {"wheel", std::move(wheel)},
                      {"process", std::move(process)}};
     return json::serialize(doc);

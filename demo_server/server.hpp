@@ -51,6 +51,7 @@ private:
     session_starter start_session_;
     asio::io_context io_{1};  // listeners and signals, on the thread that calls run()
     std::atomic<std::int64_t> open_connections_{0};
+    std::atomic<std::int64_t> unsent_total_{0};  // every session's unsent echo (--max-backlog-total)
     std::vector<std::unique_ptr<worker>> workers_;
     std::unique_ptr<listener_state> tcp_, web_;
     asio::signal_set signals_;
@@ -60,6 +61,7 @@ private:
     std::size_t next_worker_ = 0;
     bool stopping_ = false;
     bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
+    bool abandoned_ = false;    // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_accept_error_log_{};

@@ -2,8 +2,14 @@
 //
 // Idle connections hold no read buffer: the session waits for readability and then reads into
 // its worker's scratch buffer, so 19 000 quiet clients cost the socket and the session object
-// only. Echoed data waits in a queue bounded by --max-backlog: a client that never reads is
-// dropped instead of growing the server's memory.
+// only. Echoed data waits in a queue bounded by --max-backlog (and, for all sessions together,
+// --max-backlog-total): a client that never reads is dropped instead of growing the server's
+// memory.
+//
+// A half-close (the client's FIN) ends the input, not the echo: the session stops reading,
+// sends what is still queued, then closes (client_close). The drain is bounded: by the queue
+// limits, and by --close-timeout without write progress (then the rest is dropped; cause
+// client_close all the same, with a log line). Under --timers=none only the queue limits bound it.
 #ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
@@ -47,10 +53,18 @@ public:
 
     void shutdown() override { finish(close_cause::shutdown); }
     void abort() override { finish(close_cause::shutdown); }
+    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
+    void drop_over_budget() override {
+        if (!worker_.cfg.quiet) log("tcp session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+        finish(close_cause::backlog_budget);
+    }
 
     // Timer callbacks (see timers/timer_policy.hpp).
     void on_idle() { finish(close_cause::idle); }
-    void on_close_timeout() { finish(close_cause::error); }
+    void on_close_timeout() {  // only while draining after the client's FIN
+        if (!worker_.cfg.quiet) log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
+        finish(close_cause::client_close);
+    }
 
 private:
     void wait_readable() {
@@ -64,7 +78,7 @@ private:
         auto& scratch = worker_.scratch;
         const std::size_t n = socket_.read_some(asio::buffer(scratch), ec);
         if (ec == asio::error::would_block) return wait_readable();
-        if (ec == asio::error::eof) return finish(close_cause::client_close);
+        if (ec == asio::error::eof) return end_of_input();
         if (ec) return finish(close_cause::error);
         timers_.on_read();
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
@@ -75,7 +89,18 @@ private:
             return;  // line too long: finished
         }
         if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        if (worker_.over_backlog_budget()) {
+            worker_.enforce_backlog_budget();
+            if (closed_) return;
+        }
         wait_readable();
+    }
+
+    // The client's FIN: no more input. Echo still queued is sent first.
+    void end_of_input() {
+        if (queue_.empty()) return finish(close_cause::client_close);
+        draining_ = true;
+        timers_.closing();  // --close-timeout without write progress ends the drain
     }
 
     // Appends to the partial line and echoes every complete one. False if a line is too long.
@@ -101,6 +126,7 @@ private:
 
     void enqueue(std::string data) {
         queued_ += data.size();
+        worker_.unsent_added(data.size());
         queue_.push_back(std::move(data));
         if (!writing_) write_next();
     }
@@ -116,8 +142,14 @@ private:
         if (closed_) return;
         if (ec) return finish(close_cause::error);
         queued_ -= queue_.front().size();
+        worker_.unsent_removed(queue_.front().size());
         queue_.pop_front();
-        if (!queue_.empty()) write_next();
+        if (!queue_.empty()) {
+            if (draining_) timers_.closing();  // progress: the drain deadline starts again
+            write_next();
+        } else if (draining_) {
+            finish(close_cause::client_close);  // everything echoed: now close
+        }
     }
 
     static_assert(tcp_timers<typename Policy::template tcp<tcp_session>>);
@@ -127,7 +159,11 @@ private:
         closed_ = true;
         cause_ = cause;
         timers_.stop_all();
+        worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         boost::system::error_code ignored;
+        // Echo left unsent is abandoned: reset instead of a FIN queued behind it, so the client
+        // learns at once and the kernel frees the socket's buffers too.
+        if (queued_ > 0) socket_.set_option(asio::socket_base::linger(true, 0), ignored);
         socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
         socket_.close(ignored);  // pending operations complete with operation_aborted
     }
@@ -140,6 +176,7 @@ private:
     std::size_t queued_ = 0;
     close_cause cause_ = close_cause::error;
     bool writing_ = false;
+    bool draining_ = false;  // the client half-closed: sending the rest, reading no more
     bool closed_ = false;
 };
 

@@ -5,16 +5,23 @@
 //
 // Liveness: the handshake deadline runs from accept to the end of the first request (or of the
 // upgrade) and is not extended by arriving bytes (slowloris); reader idle runs from accept;
-// WebSocket sessions also get a heartbeat. Outcomes: idle -> close 1000 "idle timeout"; dead
-// peer and handshake timeout -> socket closed; a close handshake that does not finish within
-// --close-timeout -> socket closed; message over --max-message-size -> close 1009 (Beast);
-// malformed frames -> Beast's protocol close, this session only; unsent echo over
-// --max-backlog -> socket closed; malformed HTTP -> 400 and close.
+// WebSocket sessions also get a heartbeat. Outcomes: idle -> close 1000 "idle timeout" (an HTTP
+// keep-alive connection: closed, http_idle); dead peer and handshake timeout -> socket closed;
+// message over --max-message-size -> close 1009 (Beast); malformed frames -> Beast's protocol
+// close (1002 / 1007), this session only, protocol_error; unsent echo over --max-backlog (or the
+// server's over --max-backlog-total) -> socket closed; malformed HTTP or an upgrade with an
+// invalid Sec-WebSocket-Key -> 400 and close.
+//
+// Every close handshake, whoever started it (us, the peer's close frame, Beast after a protocol
+// error), is bounded by --close-timeout, and is counted by what started it, not by the timeout
+// (session_socket.hpp). A peer's FIN without a close frame lets the echo already queued go out
+// first, bounded like a TCP half-close.
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
 #include "http_routes.hpp"
 #include "log.hpp"
+#include "session_socket.hpp"
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
@@ -38,7 +45,9 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 
 template <class Policy>
-class web_session final : public session_base, public std::enable_shared_from_this<web_session<Policy>> {
+class web_session final : public session_base,
+                          public socket_events,
+                          public std::enable_shared_from_this<web_session<Policy>> {
 public:
     web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
         : worker_(w), stats_(stats), socket_(std::move(socket)), timers_(w, *this), accepted_at_(steady::now()) {}
@@ -73,14 +82,18 @@ public:
         finish(close_cause::shutdown);
     }
     void abort() override { finish(close_cause::shutdown); }
+    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
+    void drop_over_budget() override {
+        if (!worker_.cfg.quiet) log("websocket session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+        finish(close_cause::backlog_budget);
+    }
 
     // Timer callbacks (see timers/timer_policy.hpp).
     void on_handshake_timeout() { finish(close_cause::handshake_timeout); }
     void on_idle() {
-        if (kind_ == session_kind::websocket && ws_ && ws_->is_open())
-            start_close(close_cause::idle, idlewheel::beast::idle_close_reason());
-        else
-            finish(close_cause::idle);
+        if (kind_ == session_kind::http) return finish(close_cause::http_idle);
+        if (ws_ && ws_->is_open()) return start_close(close_cause::idle, idlewheel::beast::idle_close_reason());
+        finish(close_cause::idle);
     }
     void send_ping() {
         if (!ws_ || closing_ || ping_in_flight_) return;  // never two pings in flight (Beast's rule)
@@ -88,7 +101,32 @@ public:
         ws_->async_ping({}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
-    void on_close_timeout() { finish(close_cause::error); }
+    void on_close_timeout() {
+        if (ws_ && ws_->next_layer().in_teardown()) {
+            // The close frames are exchanged; the peer did not close TCP in time. Beast
+            // completes the operation that started the close with its own outcome.
+            if (!worker_.cfg.quiet) log("websocket: the peer did not end TCP within --close-timeout after the close frames");
+            return ws_->next_layer().end_teardown();
+        }
+        if (draining_) {
+            if (!worker_.cfg.quiet) log("websocket: peer sent FIN and read nothing for --close-timeout, ", queued_, " bytes dropped");
+            return finish(close_cause::client_close);
+        }
+        finish(close_cause::error);
+    }
+
+    // ---- socket_events (session_socket.hpp) -------------------------------------------------
+    bool hold_end_of_stream() override {
+        if (closing_ || closed_ || queue_.empty()) return false;
+        draining_ = true;   // FIN without a close frame: send what is queued first
+        timers_.closing();  // --close-timeout without write progress ends the drain
+        return true;
+    }
+    void teardown_started() override {
+        if (closing_) return;  // our own close: its deadline already runs
+        closing_ = true;       // Beast answered the peer's close frame, or failed the stream
+        timers_.closing();
+    }
 
 private:
     // ---- HTTP -----------------------------------------------------------------------------
@@ -105,10 +143,15 @@ private:
         if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset)
             return finish(close_cause::client_close);
         if (ec == asio::error::operation_aborted) return finish(close_cause::error);
-        if (ec) return reply_bad_request(ec);
+        if (ec) return reply_bad_request(ec.message());
         timers_.on_read();
         auto& req = parser_->get();
-        if (websocket::is_upgrade(req)) return upgrade(parser_->release());
+        if (websocket::is_upgrade(req)) {
+            // Beast 1.81 checks only that the key is there and at most 24 characters.
+            if (!valid_websocket_key(req[http::field::sec_websocket_key]))
+                return reply_bad_request("invalid Sec-WebSocket-Key (RFC 6455 4.2.1: the base64 of 16 bytes)");
+            return upgrade(parser_->release());
+        }
         timers_.handshake_done();  // one complete request: slowloris is over
         auto res = std::make_shared<http::response<http::string_body>>(route(req, stats_));
         write_response(std::move(res));
@@ -124,13 +167,22 @@ private:
         });
     }
 
-    void reply_bad_request(boost::system::error_code ec) {
+    // Sec-WebSocket-Key: 22 base64 characters and "==" (16 bytes encoded).
+    static bool valid_websocket_key(beast::string_view key) noexcept {
+        constexpr beast::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        if (key.size() != 24 || key.substr(22) != "==") return false;
+        for (std::size_t i = 0; i < 22; ++i)
+            if (alphabet.find(key[i]) == beast::string_view::npos) return false;
+        return true;
+    }
+
+    void reply_bad_request(const std::string& why) {
         set_cause(close_cause::bad_request);
-        if (!worker_.cfg.quiet) log("bad HTTP request: ", ec.message());
+        if (!worker_.cfg.quiet) log("bad HTTP request: ", why);
         auto res = std::make_shared<http::response<http::string_body>>(http::status::bad_request, 11);
         res->set(http::field::content_type, "text/plain");
         res->keep_alive(false);
-        res->body() = "bad request: " + ec.message() + "\n";
+        res->body() = "bad request: " + why + "\n";
         res->prepare_payload();
         write_response(std::move(res));
     }
@@ -139,7 +191,7 @@ private:
     void upgrade(http::request<http::empty_body> req) {
         worker_.counters.became(session_kind::http, session_kind::websocket);
         kind_ = session_kind::websocket;
-        ws_.emplace(std::move(socket_));
+        ws_.emplace(std::move(socket_), static_cast<socket_events&>(*this));
         ws_->set_option(websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_->read_message_max(worker_.cfg.max_message_size);
         ws_->control_callback([this](websocket::frame_type, beast::string_view) { timers_.on_control(); });
@@ -165,6 +217,11 @@ private:
         if (ec) {
             if (ec == websocket::error::closed) return finish(close_cause::client_close);
             if (ec == websocket::error::message_too_big) return finish(close_cause::too_big);  // Beast sent 1009
+            if (ec == asio::error::eof) return finish(close_cause::client_close);  // FIN, queued echo sent first
+            if (ec == websocket::condition::protocol_violation) {                 // Beast sent 1002 / 1007
+                if (!worker_.cfg.quiet) log("websocket protocol error: ", ec.message());
+                return finish(close_cause::protocol_error);
+            }
             if (ec != asio::error::operation_aborted && !worker_.cfg.quiet) log("websocket read failed: ", ec.message());
             return finish(close_cause::error);
         }
@@ -175,6 +232,10 @@ private:
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
         if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        if (worker_.over_backlog_budget()) {
+            worker_.enforce_backlog_budget();
+            if (closed_) return;
+        }
         // Once our close handshake is under way, Beast's close operation reads (and discards)
         // until the peer's close frame itself: no new read. A new read could deadlock with it
         // (Beast 1.81): if the peer's close frame is already buffered, the read defers itself
@@ -187,6 +248,7 @@ private:
 
     void enqueue(std::string data, bool text) {
         queued_ += data.size();
+        worker_.unsent_added(data.size());
         queue_.push_back({std::move(data), text});
         if (!writing_) write_next();
     }
@@ -204,8 +266,14 @@ private:
         if (closed_) return;
         if (ec) return finish(close_cause::error);
         queued_ -= queue_.front().data.size();
+        worker_.unsent_removed(queue_.front().data.size());
         queue_.pop_front();
-        if (!queue_.empty() && !closing_) write_next();
+        if (!queue_.empty() && !closing_) {
+            if (draining_) timers_.closing();  // progress: the drain deadline starts again
+            write_next();
+        } else if (queue_.empty() && draining_) {
+            ws_->next_layer().release_end_of_stream();  // everything echoed: Beast may see the FIN now
+        }
     }
 
     void start_close(close_cause cause, websocket::close_reason reason) {
@@ -230,10 +298,17 @@ private:
         if (closed_) return;
         closed_ = true;
         timers_.stop_all();
-        if (ws_)
+        worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        if (queued_ > 0) {  // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
+            boost::system::error_code ignored;
+            (ws_ ? static_cast<asio::ip::tcp::socket&>(ws_->next_layer()) : socket_).set_option(asio::socket_base::linger(true, 0), ignored);
+        }
+        if (ws_) {
             idlewheel::beast::drop(*ws_);
-        else
+            ws_->next_layer().release_end_of_stream();  // a held FIN completes Beast's read now
+        } else {
             idlewheel::beast::drop(socket_);
+        }
     }
 
     struct outgoing {
@@ -246,7 +321,7 @@ private:
     worker& worker_;
     const stats_source& stats_;
     asio::ip::tcp::socket socket_;
-    std::optional<websocket::stream<asio::ip::tcp::socket>> ws_;
+    std::optional<websocket::stream<session_socket>> ws_;
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
@@ -255,7 +330,8 @@ private:
     steady::time_point accepted_at_;
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
-    bool closing_ = false;
+    bool closing_ = false;   // a close handshake is under way: no new read, no more echo
+    bool draining_ = false;  // the peer sent FIN: sending what is queued, then closing
     bool closed_ = false;
     bool writing_ = false;
     bool ping_in_flight_ = false;

@@ -27,18 +27,22 @@ namespace asio = boost::asio;
 
 enum class close_cause : unsigned {
     idle,               // no inbound data for --idle-timeout (WebSocket: close 1000 "idle timeout")
+    http_idle,          // an HTTP keep-alive connection waited --idle-timeout for its next request
     dead_peer,          // no answer to a ping within --pong-timeout
     handshake_timeout,  // request / upgrade not complete within --handshake-timeout
-    client_close,       // the client closed (close frame or EOF)
-    error,              // a transport or protocol error (malformed frame, reset, ...)
+    client_close,       // the client closed (close frame or EOF), after its queued echo was sent
+    protocol_error,     // a WebSocket frame broke RFC 6455 (Beast sent 1002 / 1007)
+    error,              // a transport error (reset, ...), or a close handshake past --close-timeout
     backlog,            // the client does not read: unsent echo passed --max-backlog
+    backlog_budget,     // the server's unsent echo passed --max-backlog-total: the largest holders go first
     too_big,            // message or line over --max-message-size (WebSocket: close 1009)
-    bad_request,        // malformed HTTP (400)
+    bad_request,        // malformed HTTP or WebSocket upgrade (400)
     shutdown,           // the server is stopping (WebSocket: close 1001)
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
-    "idle", "dead_peer", "handshake_timeout", "client_close", "error", "backlog", "too_big", "bad_request", "shutdown"};
+    "idle",  "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error",
+    "error", "backlog",        "backlog_budget", "too_big",      "bad_request",  "shutdown"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
@@ -74,14 +78,21 @@ class session_base {
 public:
     virtual void shutdown() = 0;  // server stopping: close (WebSocket 1001), bounded in time
     virtual void abort() = 0;     // shutdown took too long: close the socket now
+    [[nodiscard]] virtual std::size_t unsent_bytes() const noexcept = 0;  // echo queued, not yet written
+    virtual void drop_over_budget() = 0;  // --max-backlog-total passed: close now, counted as backlog_budget
 protected:
     ~session_base() = default;
 };
 
 class worker {
 public:
-    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections)
-        : cfg(c), index(i), wheel(io, idlewheel::wheel_options{.tick = c.tick}), open_connections_(open_connections), snapshot_timer_(io) {}
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections, std::atomic<std::int64_t>& unsent_total)
+        : cfg(c),
+          index(i),
+          wheel(io, idlewheel::wheel_options{.tick = c.tick}),
+          open_connections_(open_connections),
+          unsent_total_(unsent_total),
+          snapshot_timer_(io) {}
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
@@ -108,6 +119,31 @@ public:
             else
                 s->shutdown();
         }
+    }
+
+    // Unsent echo, server-wide, against --max-backlog-total.
+    void unsent_added(std::size_t n) noexcept { unsent_total_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
+    void unsent_removed(std::size_t n) noexcept { unsent_total_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
+    // The server holds more unsent echo than --max-backlog-total: drops this worker's sessions
+    // holding the most unsent bytes, largest first, until it is back within the budget (or
+    // this worker holds none). A scan of this worker's sessions per drop: it runs only past the
+    // budget, and every drop frees at least one queued message.
+    void enforce_backlog_budget() {
+        while (unsent_total_.load(std::memory_order_relaxed) > static_cast<std::int64_t>(cfg.max_backlog_total)) {
+            session_base* largest = nullptr;
+            std::size_t most = 0;
+            for (auto* s : sessions_) {
+                if (const auto n = s->unsent_bytes(); n > most) {
+                    most = n;
+                    largest = s;
+                }
+            }
+            if (largest == nullptr) return;
+            largest->drop_over_budget();
+        }
+    }
+    [[nodiscard]] bool over_backlog_budget() const noexcept {
+        return unsent_total_.load(std::memory_order_relaxed) > static_cast<std::int64_t>(cfg.max_backlog_total);
     }
 
     // A session ended: one connection slot free again (see --max-connections).
@@ -142,6 +178,7 @@ private:
     }
 
     std::atomic<std::int64_t>& open_connections_;
+    std::atomic<std::int64_t>& unsent_total_;
     std::unordered_set<session_base*> sessions_;
     asio::steady_timer snapshot_timer_;
     mutable std::mutex snapshot_mutex_;

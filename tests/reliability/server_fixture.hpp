@@ -60,12 +60,14 @@ inline std::string demo_binary() {
     throw std::runtime_error("pass the demo_server binary after --, or set DEMO_SERVER");
 }
 
-/// The timer mode every server of this run uses: IDLEWHEEL_DEMO_TIMERS (wheel or asio; default
-/// wheel). ctest runs each suite in both modes.
+/// The timer mode every server of this run uses: IDLEWHEEL_DEMO_TIMERS (wheel, asio or none;
+/// default wheel). ctest runs each suite in wheel and asio mode, and in none where no timer is
+/// involved.
 inline std::string timers_mode() {
     const char* env = std::getenv("IDLEWHEEL_DEMO_TIMERS");
     const std::string mode = env != nullptr && *env != '\0' ? env : "wheel";
-    if (mode != "wheel" && mode != "asio") throw std::runtime_error("IDLEWHEEL_DEMO_TIMERS must be wheel or asio, not '" + mode + "'");
+    if (mode != "wheel" && mode != "asio" && mode != "none")
+        throw std::runtime_error("IDLEWHEEL_DEMO_TIMERS must be wheel, asio or none, not '" + mode + "'");
     return mode;
 }
 

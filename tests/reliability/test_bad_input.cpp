@@ -28,14 +28,14 @@ std::vector<bad_frame_case> bad_frame_cases(std::size_t max_message_size) {
     // C3 28 is an invalid two-byte sequence; FF never appears in UTF-8.
     const std::string not_utf8 = "valid prefix \xC3\x28 then \xFF";
     return {
-        {"random bytes", garbage, 1002, "error"},
-        {"invalid UTF-8 in a text frame", make_frame(opcode::text, not_utf8), 1007, "error"},
-        {"unmasked client frame", make_frame(opcode::text, "hello, unmasked", false), 1002, "error"},
+        {"random bytes", garbage, 1002, "protocol_error"},
+        {"invalid UTF-8 in a text frame", make_frame(opcode::text, not_utf8), 1007, "protocol_error"},
+        {"unmasked client frame", make_frame(opcode::text, "hello, unmasked", false), 1002, "protocol_error"},
         // Only the header and 16 bytes: the server must refuse on the declared length alone.
         {"frame declaring more than --max-message-size",
          make_frame(opcode::binary, std::string(16, 'b'), true, std::uint64_t{max_message_size} * 16), 1009, "too_big"},
         {"ping with a 200-byte payload (control frames carry at most 125)", make_frame(opcode::ping, std::string(200, 'p')), 1002,
-         "error"},
+         "protocol_error"},
     };
 }
 

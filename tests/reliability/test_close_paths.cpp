@@ -1,0 +1,296 @@
+// How sessions end when the client ends them, half-ends them, breaks the protocol and stays,
+// or sends more than the server will hold: the echo already accepted is delivered, every close
+// is bounded and counted by what started it, and the server's memory stays within its budget.
+#include "raw_websocket.hpp"
+#include "server_fixture.hpp"
+
+#include <sys/socket.h>
+
+#include <csignal>
+#include <memory>
+
+using namespace reliability;
+
+namespace {
+
+// Bytes that are easy to check in order: position i holds i mod 251.
+std::string pattern(std::size_t n, std::size_t from = 0) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((from + i) % 251);
+    return s;
+}
+
+// Reads everything until the peer closes (or `deadline`); how it ended.
+io_status read_to_end(raw_socket& s, std::string& into, clock::time_point deadline) {
+    for (;;) {
+        const auto st = s.recv_some(into, deadline);
+        if (st != io_status::ok) return st;
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(half_close)
+
+// A TCP client that sends 8 MiB without reading (small receive window), half-closes and then
+// reads: every byte comes back, then the server's FIN.
+BOOST_AUTO_TEST_CASE(tcp_half_close_gets_all_queued_echo) {
+    server srv({"--max-backlog", std::to_string(64 << 20), "--idle-timeout", "30s"});
+    const auto before = srv.stats();
+    auto s = raw_socket::connect(srv.host(), srv.tcp_port(), 5s, 4096);
+    const std::string sent = pattern(8 << 20);
+    BOOST_TEST_REQUIRE((s.send_all(sent, clock::now() + 30s) == io_status::ok));
+    std::this_thread::sleep_for(300ms);
+    s.shutdown_write();
+    std::string got;
+    const auto end = read_to_end(s, got, clock::now() + 30s);
+    BOOST_TEST((end == io_status::eof), "ended with " << to_string(end) << " after " << got.size() << " bytes");
+    BOOST_TEST(got.size() == sent.size(), got.size() << " of " << sent.size() << " bytes echoed");
+    BOOST_TEST((got == sent), "the echo differs from what was sent");
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
+    RELIABILITY_EXPECT_SERVING(srv, "after the half-close");
+}
+
+// The same for WebSocket: frames sent without reading, then FIN without a close frame; every
+// echo frame arrives before the server's FIN.
+BOOST_AUTO_TEST_CASE(websocket_fin_without_close_frame_gets_all_queued_echo) {
+    server srv({"--max-backlog", std::to_string(64 << 20), "--idle-timeout", "30s", "--ping-interval", "0s"});
+    const auto before = srv.stats();
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port(), 5s, 4096);
+    constexpr std::size_t frames = 160, size = 32 * 1024;  // 5 MiB
+    for (std::size_t i = 0; i < frames; ++i)
+        BOOST_TEST_REQUIRE((ws.send_frame(opcode::binary, pattern(size, i), 30s) == io_status::ok), "frame " << i);
+    std::this_thread::sleep_for(300ms);
+    ws.socket().shutdown_write();
+    std::size_t echoed = 0;
+    io_status end = io_status::ok;
+    const auto deadline = clock::now() + 30s;
+    std::string message;  // Beast may send a message as several frames
+    while (auto f = ws.read_frame(deadline, &end)) {
+        BOOST_TEST_REQUIRE((f->opcode == (message.empty() ? opcode::binary : opcode::continuation)), "frame opcode " << int{f->opcode});
+        message += f->payload;
+        if (!f->fin) continue;
+        BOOST_TEST_REQUIRE((message == pattern(size, echoed)), "echo " << echoed << " differs");
+        message.clear();
+        ++echoed;
+    }
+    BOOST_TEST(echoed == frames, echoed << " of " << frames << " echoes arrived");
+    BOOST_TEST((end == io_status::eof), "ended with " << to_string(end));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
+    RELIABILITY_EXPECT_SERVING(srv, "after the FIN");
+}
+
+// A half-closed client that never reads does not hold the session: --close-timeout without
+// write progress ends the drain. (Not under --timers=none, which has no deadlines at all.)
+BOOST_AUTO_TEST_CASE(half_closed_client_that_never_reads_is_released_by_the_close_timeout) {
+    if (timers_mode() == "none") {
+        BOOST_TEST_MESSAGE("--timers=none: no drain deadline by design");
+        return;
+    }
+    constexpr auto close_timeout = 500ms;
+    server srv({"--max-backlog", std::to_string(64 << 20), "--idle-timeout", "30s", "--close-timeout", "500ms"});
+    auto s = raw_socket::connect(srv.host(), srv.tcp_port(), 5s, 4096);
+    BOOST_TEST_REQUIRE((s.send_all(pattern(8 << 20), clock::now() + 30s) == io_status::ok));
+    std::this_thread::sleep_for(300ms);  // the server's writes stall: the window is shut
+    const auto from = clock::now();
+    s.shutdown_write();
+    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + close_timeout + slack + 2s), "the server kept the half-closed non-reader");
+    BOOST_TEST(ms(clock::now() - from) >= ms(close_timeout) - 50, "released before --close-timeout");
+    BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("open.tcp") == 0; }, 5s));
+    RELIABILITY_EXPECT_SERVING(srv, "after the half-closed non-reader");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(websocket_key)
+
+// RFC 6455 4.2.1: Sec-WebSocket-Key is the base64 of 16 bytes; anything else gets 400.
+BOOST_AUTO_TEST_CASE(invalid_key_gets_400_valid_key_101) {
+    server srv({"--idle-timeout", "30s"});
+    const auto request = [&](const std::string& key_line) {
+        return "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + key_line + "Sec-WebSocket-Version: 13\r\n\r\n";
+    };
+    const std::vector<std::pair<std::string, std::string>> bad{
+        {"abc", "Sec-WebSocket-Key: abc\r\n"},
+        {"empty", "Sec-WebSocket-Key: \r\n"},
+        {"24 characters, not base64", "Sec-WebSocket-Key: !!!!!!!!!!!!!!!!!!!!!!==\r\n"},
+        {"base64 of 17 bytes", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZSE=\r\n"},
+    };
+    for (const auto& [name, line] : bad) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto before = srv.stats();
+            const auto r = raw_http(srv.host(), srv.http_port(), request(line));
+            BOOST_TEST(r.response.rfind("HTTP/1.1 400", 0) == 0, "got: " << r.response.substr(0, 80));
+            BOOST_TEST(r.end != io_status::timeout, "the server did not close the connection");
+            BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.bad_request") > before.integer("closed.bad_request"); }, 5s));
+            BOOST_TEST(srv.stats().integer("closed.bad_request") - before.integer("closed.bad_request") == 1);
+        }
+    }
+    // The RFC's own sample key is upgraded (raw_websocket checks its Sec-WebSocket-Accept).
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST(ws.echo("valid key"));
+    RELIABILITY_EXPECT_SERVING(srv, "after the bad keys");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(close_handshake)
+
+// A client that sends a close frame and then goes silent with TCP open is released by
+// --close-timeout, counted as client_close; the idle timeout plays no part.
+BOOST_AUTO_TEST_CASE(close_frame_then_silence_released_by_close_timeout) {
+    constexpr auto close_timeout = 500ms;
+    server srv({"--idle-timeout", "10s", "--close-timeout", "500ms", "--ping-interval", "0s"});
+    const auto before = srv.stats();
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST_REQUIRE(ws.echo("before the close"));
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE((ws.send_frame(opcode::close, std::string("\x03\xe8", 2)) == io_status::ok));
+    const auto code = ws.read_close_code(clock::now() + 5s);
+    BOOST_TEST_REQUIRE(code.has_value(), "no close frame in answer");
+    BOOST_TEST(*code == 1000U);
+    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack), "still open long after --close-timeout");
+    BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
+    const auto after = srv.stats();
+    // (the /stats requests themselves end as client_close too: at least one more)
+    BOOST_TEST(after.integer("closed.client_close") > before.integer("closed.client_close"));
+    BOOST_TEST(after.integer("closed.idle") == before.integer("closed.idle"));
+    BOOST_TEST(after.integer("closed.error") == before.integer("closed.error"));
+    RELIABILITY_EXPECT_SERVING(srv, "after the silent closer");
+}
+
+// A bad frame from a client that keeps TCP open: Beast's 1002, then --close-timeout ends it,
+// counted as protocol_error (not idle, not dead_peer).
+BOOST_AUTO_TEST_CASE(bad_frame_then_tcp_kept_open_counted_as_protocol_error) {
+    constexpr auto close_timeout = 500ms;
+    server srv({"--idle-timeout", "10s", "--close-timeout", "500ms", "--ping-interval", "1s", "--pong-timeout", "8s"});
+    const auto before = srv.stats();
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST_REQUIRE(ws.echo("good first"));
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE((ws.send_raw(make_frame(opcode::text, "unmasked", false)) == io_status::ok));
+    const auto code = ws.read_close_code(clock::now() + 5s);
+    BOOST_TEST_REQUIRE(code.has_value());
+    BOOST_TEST(*code == 1002U);
+    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack), "still open long after --close-timeout");
+    BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
+    const auto after = srv.stats();
+    BOOST_TEST(after.integer("closed.protocol_error") - before.integer("closed.protocol_error") == 1);
+    for (const auto* other : {"closed.idle", "closed.dead_peer", "closed.error"})
+        BOOST_TEST(after.integer(other) == before.integer(other), other);
+    RELIABILITY_EXPECT_SERVING(srv, "after the bad frame");
+}
+
+// An HTTP keep-alive connection that sends no second request is closed at --idle-timeout and
+// counted as http_idle, apart from idle WebSocket / TCP sessions.
+BOOST_AUTO_TEST_CASE(idle_http_keep_alive_counted_as_http_idle) {
+    constexpr auto idle = 500ms;
+    server srv({"--idle-timeout", "500ms", "--handshake-timeout", "10s"});
+    const auto before = srv.stats();
+    auto s = raw_socket::connect(srv.host(), srv.http_port());
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE((s.send_all("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n", clock::now() + 5s) == io_status::ok));
+    std::string response;
+    BOOST_TEST_REQUIRE((s.recv_some(response, clock::now() + 5s) == io_status::ok));
+    BOOST_TEST(response.rfind("HTTP/1.1 200", 0) == 0);
+    std::string rest;
+    const auto end = read_to_end(s, rest, clock::now() + idle + slack);
+    BOOST_TEST((end == io_status::eof || end == io_status::reset), "not closed: " << to_string(end));
+    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20);
+    const auto after = srv.stats();
+    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    BOOST_TEST(after.integer("closed.idle") == before.integer("closed.idle"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(backlog_budget)
+
+// Many WebSocket clients that send and never read, each below --max-backlog, together far
+// past --max-backlog-total: the server drops the largest holders (backlog_budget), keeps its
+// unsent echo within the budget and its RSS within the budget plus a fixed overhead, and
+// serves everyone else.
+BOOST_AUTO_TEST_CASE(non_reader_flood_stays_within_the_server_budget) {
+    // Loopback kernel buffers absorb about 3 MiB per connection before the server queues any:
+    // each client's 5 MiB leaves about 2 MiB queued, 16 clients about 35 MiB without a budget.
+    constexpr std::size_t per_client_limit = 4 << 20, budget = 8 << 20, each = 5 << 20, message = 32 * 1024;
+    constexpr int clients = 16;
+    constexpr double overhead = 12.0 * 1024 * 1024;
+    server srv({"--max-backlog", std::to_string(per_client_limit), "--max-backlog-total", std::to_string(budget), "--idle-timeout", "60s",
+                "--ping-interval", "0s"});
+    {  // warm up, as the non_reader suite does: the baseline holds what echoing 32 KB costs
+        beast_ws_client warm;
+        BOOST_TEST_REQUIRE(!warm.connect(srv.host(), srv.http_port()));
+        for (int i = 0; i < 16; ++i) BOOST_TEST_REQUIRE(!warm.echo(std::string(message, static_cast<char>('a' + i))));
+        warm.close();
+    }
+    const auto before = srv.stats();
+    std::vector<raw_websocket> flood;
+    const std::string frame = make_frame(opcode::binary, std::string(message, 'x'));
+    double peak_rss = before.number("process.rss_bytes");
+    std::int64_t peak_unsent = 0;
+    for (int c = 0; c < clients; ++c) {
+        flood.push_back(raw_websocket::connect(srv.host(), srv.http_port(), 5s, 4096));
+        for (std::size_t sent = 0; sent < each; sent += message)
+            if (flood.back().send_raw(frame, 3s) != io_status::ok) break;  // dropped (budget) or window shut
+        std::this_thread::sleep_for(50ms);
+        const auto s = srv.stats();
+        peak_rss = std::max(peak_rss, s.number("process.rss_bytes"));
+        peak_unsent = std::max(peak_unsent, s.integer("unsent_bytes"));
+    }
+    const auto after = srv.stats();
+    const auto dropped = after.integer("closed.backlog_budget") - before.integer("closed.backlog_budget");
+    BOOST_TEST_MESSAGE("dropped " << dropped << "; peak unsent " << peak_unsent / 1024 << " KB; RSS " << before.number("process.rss_bytes") / 1048576
+                                  << " MB -> peak " << peak_rss / 1048576 << " MB");
+    BOOST_TEST(dropped >= 8, "only " << dropped << " sessions dropped for the budget");
+    BOOST_TEST(after.integer("closed.backlog") == before.integer("closed.backlog"), "no client passed its own --max-backlog");
+    BOOST_TEST(peak_unsent <= static_cast<std::int64_t>(budget + message), "unsent echo " << peak_unsent << " past the budget");
+    if (rss_is_meaningful)
+        BOOST_TEST(peak_rss - before.number("process.rss_bytes") <= static_cast<double>(budget) + overhead,
+                   "server RSS grew by " << (peak_rss - before.number("process.rss_bytes")) / 1048576 << " MB");
+    else
+        BOOST_TEST_MESSAGE("sanitizer build: RSS bound not checked");
+    RELIABILITY_EXPECT_SERVING(srv, "during the non-reader flood");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(shutdown_bound)
+
+// SIGTERM with clients in every state that holds a close up: a non-reader with its echo
+// backed up, one that sent a close frame and stopped reading, one that broke the protocol and
+// keeps TCP open, one that never answers the close frame, one half-way through a request.
+// The server exits 0 within --close-timeout plus its grace periods, whatever they do.
+BOOST_AUTO_TEST_CASE(sigterm_exits_in_bounded_time_whatever_clients_do) {
+    constexpr auto close_timeout = 500ms;
+    server srv({"--close-timeout", "500ms", "--idle-timeout", "60s", "--ping-interval", "0s", "--max-backlog", std::to_string(16 << 20)});
+    std::vector<raw_websocket> stuck;
+    const std::string big = make_frame(opcode::binary, std::string(64 * 1024, 'y'));
+    for (int i = 0; i < 2; ++i) {  // non-readers with megabytes backed up
+        stuck.push_back(raw_websocket::connect(srv.host(), srv.http_port(), 5s, 4096));
+        for (int k = 0; k < 64; ++k)
+            if (stuck.back().send_raw(big, 2s) != io_status::ok) break;
+    }
+    stuck.push_back(raw_websocket::connect(srv.host(), srv.http_port(), 5s, 4096));  // backed up, then a close frame
+    for (int k = 0; k < 64; ++k)
+        if (stuck.back().send_raw(big, 2s) != io_status::ok) break;
+    stuck.back().send_frame(opcode::close, std::string("\x03\xe8", 2));
+    stuck.push_back(raw_websocket::connect(srv.host(), srv.http_port()));  // protocol error, TCP kept open
+    stuck.back().send_raw(make_frame(opcode::text, "unmasked", false));
+    stuck.push_back(raw_websocket::connect(srv.host(), srv.http_port()));  // never answers our close frame
+    auto half = raw_socket::connect(srv.host(), srv.http_port());
+    half.send_all("GET / HTTP/1.1\r\nHost:", 2s);
+    std::this_thread::sleep_for(300ms);
+
+    const auto from = clock::now();
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(close_timeout + 500ms + 1000ms + slack + 2s);
+    BOOST_TEST_REQUIRE(code.has_value(), "demo_server still running " << ms(clock::now() - from) << " ms after SIGTERM");
+    BOOST_TEST(*code == 0);
+    BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + 500ms + 1000ms + slack));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
