@@ -12,7 +12,10 @@ Usage: dashboard_check.py PATH_TO_DEMO_SERVER [SCREENSHOT.png]   (default ./dash
    then closes one TCP client and waits for 2;
 4. lets the clients go silent and waits until the "kicked: idle" card counts the 4 kicks and
    the open counts are back to 0;
-5. saves a PNG screenshot (Page.captureScreenshot) and checks it is a real picture (PNG
+5. sends a WebSocket frame that breaks the protocol and an upgrade with an invalid key, and waits
+   until the "closes by cause" table shows them (protocol_error, bad_request) and has one row for
+   every cause /stats reports;
+6. saves a PNG screenshot (Page.captureScreenshot) and checks it is a real picture (PNG
    signature, > 10 KB).
 
 Every wait is bounded; Chromium (its whole process group) and the server are always killed.
@@ -130,8 +133,35 @@ PAGE_STATE = """!document.body || !document.getElementById('c-tcp') ? null : JSO
   accepted: document.getElementById('c-accepted').textContent,
   idle: document.getElementById('c-idle').textContent,
   msgs: document.getElementById('c-msgs').textContent,
-  meta: document.getElementById('meta').textContent
+  meta: document.getElementById('meta').textContent,
+  causes: Object.fromEntries([...document.querySelectorAll('#t-causes tr')].map(r => [r.id.slice(6), r.cells[1].textContent]))
 })"""
+
+
+async def provoke_protocol_error_and_bad_key(http):
+    """One WebSocket session ended by an unmasked frame (1002) and one upgrade with key 'abc' (400)."""
+    host, port = http.rsplit(":", 1)
+    upgrade = ("GET / HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), 10)
+    writer.write(upgrade.format(http, "dGhlIHNhbXBsZSBub25jZQ==").encode())
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    check(head.startswith(b"HTTP/1.1 101"), f"upgrade refused: {head!r}")
+    writer.write(b"\x81\x02hi")  # a text frame without the mask every client frame must have
+    close = await asyncio.wait_for(reader.readexactly(4), 10)
+    check(close[0] == 0x88 and close[2:4] == b"\x03\xea", f"expected close 1002, got {close!r}")
+    writer.close()
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), 10)
+    writer.write(upgrade.format(http, "abc").encode())
+    answer = await asyncio.wait_for(reader.read(), 10)
+    check(answer.startswith(b"HTTP/1.1 400"), f"an invalid key got {answer[:40]!r}, not 400")
+    writer.close()
+
+
+def stats_causes(http):
+    import urllib.request
+    with urllib.request.urlopen(f"http://{http}/stats", timeout=10) as r:
+        return set(json.load(r)["closed"].keys())
 
 
 async def page_state(cdp, session):
@@ -221,6 +251,15 @@ async def exercise(tcp, http, profile_dir, chromium, screenshot):
         for _, writer in tcp_clients:
             writer.close()
 
+        await provoke_protocol_error_and_bad_key(http)
+        causes = stats_causes(http)
+        check({"protocol_error", "backlog_budget", "http_idle"} <= causes, f"/stats closed lacks the new causes: {causes}")
+        table = await wait_for_page(cdp, session, "protocol_error and bad_request closes in the cause table",
+                                    lambda s: int(s["causes"].get("protocol_error", "0")) >= 1
+                                    and int(s["causes"].get("bad_request", "0")) >= 1
+                                    and set(s["causes"]) == causes)
+        check(int(table["causes"]["idle"]) >= 4, f"the cause table's idle row: {table['causes']}")
+
         shot = await cdp.call("Page.captureScreenshot", {"format": "png"}, session)
         png = base64.b64decode(shot["data"])
         os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
@@ -230,7 +269,7 @@ async def exercise(tcp, http, profile_dir, chromium, screenshot):
         check(len(png) > 10 * 1024, f"the screenshot is only {len(png)} bytes: an empty page?")
         await cdp.call("Target.closeTarget", {"targetId": target["targetId"]})
         return (f"live samples {first['samples']} -> {kicked['samples']}, TCP 0 -> 3 -> 2 -> 0, WebSocket 0 -> 2 -> 0, "
-                f"idle kicks {first['idle']} -> {kicked['idle']}; screenshot {screenshot} ({len(png)} bytes)")
+                f"idle kicks {first['idle']} -> {kicked['idle']}, cause table {table['causes']}; screenshot {screenshot} ({len(png)} bytes)")
 
 
 def stop_process_group(proc):
