@@ -109,9 +109,7 @@ void server::run() {
     }
     accept(*tcp_);
     accept(*web_);
-    signals_.async_wait([this](boost::system::error_code ec, int sig) {
-        if (!ec) begin_shutdown(sig);
-    });
+    wait_for_signal();
     io_.run();
     for (auto& w : workers_) w->join();
     if (abandoned_) {
@@ -168,49 +166,69 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
     accept(l);
 }
 
+void server::wait_for_signal() {
+    signals_.async_wait([this](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        if (!stopping_) {
+            wait_for_signal();  // a second signal means: stop now (cancelled once everything is gone)
+            begin_shutdown(sig);
+        } else if (!abrupt_sent_) {
+            log("signal ", sig, " again: hard stop");
+            abort_all();
+        }
+    });
+}
+
+// Stop accepting at once; close the sessions spread over --drain-spread (idle ones first, see
+// worker::drain); sessions still open --close-timeout plus a grace period after the spread
+// (or at --hard-stop-after, if that comes first) are closed abruptly.
 void server::begin_shutdown(int signal) {
-    if (stopping_) return;
     stopping_ = true;
-    log("signal ", signal, ": stopping (", open_connections_.load(), " open connections)");
+    log("signal ", signal, ": stopping (", open_connections_.load(), " open connections",
+        cfg_.drain_spread.count() > 0 ? ", closing them over --drain-spread)" : ")");
     boost::system::error_code ignored;
     tcp_->acceptor.close(ignored);
     web_->acceptor.close(ignored);
     tcp_->backoff.cancel();
     web_->backoff.cancel();
-    for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(false); });
-    wait_for_sessions(0);
+    const auto now = steady::now();
+    abrupt_at_ = now + cfg_.drain_spread + cfg_.close_timeout + shutdown_grace;
+    if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, now + cfg_.hard_stop_after);
+    for (auto& w : workers_) asio::post(w->io, [&w = *w, spread = cfg_.drain_spread] { w.drain(spread); });
+    wait_for_sessions();
 }
 
-// Polls until every session is gone. After --close-timeout plus a grace period, the remaining
-// sessions are closed abruptly; the workers then run out of work and their threads return.
-// The bound is unconditional: a session that still has not ended a grace period after its
-// socket was closed (an operation parked inside Beast that never resumes) does not hold the
-// process. The workers are stopped and the process exits 0 at once, without destroying the
-// stuck sessions (their handlers would outlive their worker's wheel): see run().
-void server::wait_for_sessions(int round) {
-    constexpr auto step = std::chrono::milliseconds(20);
-    constexpr auto grace = std::chrono::milliseconds(500);
-    const auto waited = step * round;
+void server::abort_all() {
+    abrupt_sent_ = true;
+    abrupt_sent_at_ = steady::now();
+    log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
+    for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
+}
+
+// Polls until every session is gone, and makes the stop bounded whatever the clients do: the
+// abrupt close at abrupt_at_ (or at a second signal), and then, if a session still has not
+// ended two grace periods after its socket was closed (an operation parked inside Beast that
+// never resumes), the workers are stopped and the process exits 0 without it. It does not
+// destroy the stuck sessions (their handlers would outlive their worker's wheel): see run().
+void server::wait_for_sessions() {
     if (open_connections_.load() == 0) {
         work_.clear();
+        signals_.cancel();  // no second signal to wait for: io_ runs out of work
         log("stopped");
         return;
     }
-    const auto abrupt_at = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + grace;
-    if (!abrupt_sent_ && waited >= abrupt_at) {
-        abrupt_sent_ = true;
-        log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
-        for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
-    }
-    if (abrupt_sent_ && waited >= abrupt_at + 2 * grace) {
+    const auto now = steady::now();
+    if (!abrupt_sent_ && now >= abrupt_at_) abort_all();
+    if (abrupt_sent_ && now >= abrupt_sent_at_ + 2 * shutdown_grace) {
         log("shutdown: ", open_connections_.load(), " sessions did not end after their sockets were closed; stopping anyway");
         abandoned_ = true;
+        signals_.cancel();
         for (auto& w : workers_) w->io.stop();
         return;  // io_ runs out of work: run() returns
     }
-    shutdown_timer_.expires_after(step);
-    shutdown_timer_.async_wait([this, round](boost::system::error_code ec) {
-        if (!ec) wait_for_sessions(round + 1);
+    shutdown_timer_.expires_after(std::chrono::milliseconds(20));
+    shutdown_timer_.async_wait([this](boost::system::error_code ec) {
+        if (!ec) wait_for_sessions();
     });
 }
 

@@ -101,6 +101,12 @@ public:
         ws_->async_ping({}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
+    void on_max_lifetime() {
+        if (kind_ == session_kind::http) return finish(close_cause::max_lifetime);
+        if (ws_ && ws_->is_open()) return start_close(close_cause::max_lifetime, {websocket::close_code::normal, "max lifetime"});
+        if (!closing_) finish(close_cause::max_lifetime);  // mid-upgrade
+    }
+    [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {
         if (ws_ && ws_->next_layer().in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
@@ -145,6 +151,7 @@ private:
         if (ec == asio::error::operation_aborted) return finish(close_cause::error);
         if (ec) return reply_bad_request(ec.message());
         timers_.on_read();
+        last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         auto& req = parser_->get();
         if (websocket::is_upgrade(req)) {
             // Beast 1.81 checks only that the key is there and at most 24 characters.
@@ -226,6 +233,7 @@ private:
             return finish(close_cause::error);
         }
         timers_.on_read();
+        last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
         if (!closing_) enqueue(beast::buffers_to_string(buffer_.data()), ws_->got_text());
@@ -328,6 +336,7 @@ private:
     std::deque<outgoing> queue_;
     std::size_t queued_ = 0;
     steady::time_point accepted_at_;
+    steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo
