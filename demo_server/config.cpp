@@ -2,7 +2,6 @@
 
 #include <boost/program_options.hpp>
 
-
 namespace po = boost::program_options;
 
 namespace demo {
@@ -56,9 +55,9 @@ void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tc
 
 const char* to_string(timer_mode m) noexcept {
     switch (m) {
-    case timer_mode::wheel: return "wheel";
-    case timer_mode::asio: return "asio";
-    case timer_mode::none: break;
+        case timer_mode::wheel: return "wheel";
+        case timer_mode::asio: return "asio";
+        case timer_mode::none: break;
     }
     return "none";
 }

@@ -32,7 +32,8 @@ struct config {
     timer_mode timers = timer_mode::wheel;
     tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
     unsigned threads = 1;
-    std::size_t max_connections = 19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
+    std::size_t max_connections =
+        19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
     std::size_t max_message_size = 64 * 1024;
     std::size_t max_backlog = 1024 * 1024;
     std::size_t max_backlog_total = 256 * 1024 * 1024;  // all sessions' unsent echo together

@@ -50,13 +50,21 @@ class reuse_port {
 public:
     explicit reuse_port(bool on) noexcept : value_(on ? 1 : 0) {}
     template <class Protocol>
-    int level(const Protocol&) const noexcept { return SOL_SOCKET; }
+    int level(const Protocol&) const noexcept {
+        return SOL_SOCKET;
+    }
     template <class Protocol>
-    int name(const Protocol&) const noexcept { return SO_REUSEPORT; }
+    int name(const Protocol&) const noexcept {
+        return SO_REUSEPORT;
+    }
     template <class Protocol>
-    const int* data(const Protocol&) const noexcept { return &value_; }
+    const int* data(const Protocol&) const noexcept {
+        return &value_;
+    }
     template <class Protocol>
-    std::size_t size(const Protocol&) const noexcept { return sizeof(value_); }
+    std::size_t size(const Protocol&) const noexcept {
+        return sizeof(value_);
+    }
 
 private:
     int value_;
@@ -72,7 +80,8 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 server::server(const config& cfg)
     : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
     raise_fd_limit(fd_soft_, fd_hard_);
-    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
+    for (unsigned i = 0; i < cfg_.threads; ++i)
+        workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
 server::~server() {
@@ -98,8 +107,8 @@ void server::listen() {
 std::string server::listening_line() const {
     const auto t = tcp_->acceptor.local_endpoint();
     const auto h = web_->acceptor.local_endpoint();
-    return "listening tcp=" + t.address().to_string() + ":" + std::to_string(t.port()) + " http=" + h.address().to_string() +
-           ":" + std::to_string(h.port());
+    return "listening tcp=" + t.address().to_string() + ":" + std::to_string(t.port()) +
+           " http=" + h.address().to_string() + ":" + std::to_string(h.port());
 }
 
 void server::run() {
@@ -220,7 +229,8 @@ void server::wait_for_sessions() {
     const auto now = steady::now();
     if (!abrupt_sent_ && now >= abrupt_at_) abort_all();
     if (abrupt_sent_ && now >= abrupt_sent_at_ + 2 * shutdown_grace) {
-        log("shutdown: ", open_connections_.load(), " sessions did not end after their sockets were closed; stopping anyway");
+        log("shutdown: ", open_connections_.load(),
+            " sessions did not end after their sockets were closed; stopping anyway");
         abandoned_ = true;
         signals_.cancel();
         for (auto& w : workers_) w->io.stop();
@@ -242,8 +252,10 @@ std::string server::stats_json() const {
     std::int64_t worst_ns = 0;
     for (const auto& w : workers_) {
         const auto& c = w->counters;
-        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k) open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
-        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k) closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
+        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k)
+            open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
+        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+            closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
         messages += c.messages.load(std::memory_order_relaxed);
         bytes += c.bytes.load(std::memory_order_relaxed);
         rearms += c.timer_rearms.load(std::memory_order_relaxed);
@@ -265,7 +277,8 @@ std::string server::stats_json() const {
     open["tcp"] = open_by_kind[static_cast<unsigned>(session_kind::tcp)];
     open["http"] = open_by_kind[static_cast<unsigned>(session_kind::http)];
     open["websocket"] = open_by_kind[static_cast<unsigned>(session_kind::websocket)];
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k) closed[close_cause_names[k]] = closed_by_cause[k];
+    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+        closed[close_cause_names[k]] = closed_by_cause[k];
     wheel["pending"] = pending;
     wheel["wakeups"] = wakeups;
     wheel["idle_wakeups"] = idle_wakeups;

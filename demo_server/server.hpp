@@ -66,7 +66,7 @@ private:
     bool stopping_ = false;
     bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
     steady::time_point abrupt_at_{}, abrupt_sent_at_{};
-    bool abandoned_ = false;    // shutdown: sessions still stuck after the abrupt close; exit without them
+    bool abandoned_ = false;  // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_accept_error_log_{};

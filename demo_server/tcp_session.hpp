@@ -64,7 +64,8 @@ public:
     void on_max_lifetime() { finish(close_cause::max_lifetime); }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {  // only while draining after the client's FIN
-        if (!worker_.cfg.quiet) log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
+        if (!worker_.cfg.quiet)
+            log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
         finish(close_cause::client_close);
     }
 
@@ -136,8 +137,9 @@ private:
 
     void write_next() {
         writing_ = true;
-        asio::async_write(socket_, asio::buffer(queue_.front()),
-                          [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
+        asio::async_write(
+            socket_, asio::buffer(queue_.front()),
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
     }
 
     void on_write(boost::system::error_code ec) {

@@ -11,17 +11,17 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
-#include <string>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_set>
 #include <vector>
-#include <algorithm>
 
 namespace demo {
 
@@ -45,9 +45,8 @@ enum class close_cause : unsigned {
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
-    "idle",  "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error",
-    "error", "backlog",        "backlog_budget", "too_big",      "bad_request",  "shutdown",
-    "max_lifetime"};
+    "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
@@ -92,7 +91,8 @@ protected:
 
 class worker {
 public:
-    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections, std::atomic<std::int64_t>& unsent_total)
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections,
+           std::atomic<std::int64_t>& unsent_total)
         : cfg(c),
           index(i),
           wheel(io, idlewheel::wheel_options{.tick = c.tick}),
@@ -120,8 +120,9 @@ public:
         stopping = true;
         snapshot_timer_.cancel();
         drain_order_.assign(sessions_.begin(), sessions_.end());
-        std::stable_sort(drain_order_.begin(), drain_order_.end(),
-                         [](const session_base* a, const session_base* b) { return a->last_active() < b->last_active(); });
+        std::stable_sort(drain_order_.begin(), drain_order_.end(), [](const session_base* a, const session_base* b) {
+            return a->last_active() < b->last_active();
+        });
         drain_started_ = steady::now();
         drain_spread_ = spread;
         drain_next_ = 0;
@@ -142,8 +143,12 @@ public:
     }
 
     // Unsent echo, server-wide, against --max-backlog-total.
-    void unsent_added(std::size_t n) noexcept { unsent_total_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
-    void unsent_removed(std::size_t n) noexcept { unsent_total_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
+    void unsent_added(std::size_t n) noexcept {
+        unsent_total_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed);
+    }
+    void unsent_removed(std::size_t n) noexcept {
+        unsent_total_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed);
+    }
     // The server holds more unsent echo than --max-backlog-total: drops this worker's sessions
     // holding the most unsent bytes, largest first, until it is back within the budget (or
     // this worker holds none). A scan of this worker's sessions per drop: it runs only past the
@@ -177,10 +182,10 @@ public:
     const config& cfg;
     const unsigned index;
     asio::io_context io{1};
-    idlewheel::wheel_timer wheel;  // used by --timers=wheel; idle (never armed) otherwise
+    idlewheel::wheel_timer wheel;        // used by --timers=wheel; idle (never armed) otherwise
     idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
     worker_counters counters;
-    bool stopping = false;  // on the worker's thread
+    bool stopping = false;                  // on the worker's thread
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
     // steady::now() as of the last snapshot (every 250 ms): what sessions stamp their last read
     // with, for the drain's "idle first" order, without a clock read per read.
@@ -191,8 +196,8 @@ private:
     void drain_step() {
         const auto n = drain_order_.size();
         const auto due = [&](std::size_t i) {
-            return drain_started_ + std::chrono::duration_cast<steady::duration>(drain_spread_ * static_cast<std::int64_t>(i) /
-                                                                                 static_cast<std::int64_t>(n));
+            return drain_started_ + std::chrono::duration_cast<steady::duration>(
+                                        drain_spread_ * static_cast<std::int64_t>(i) / static_cast<std::int64_t>(n));
         };
         const auto now = steady::now();
         while (drain_next_ < n && due(drain_next_) <= now) {

@@ -43,20 +43,21 @@ steady::time_point lifetime_end(const Config& cfg, steady::time_point accepted) 
 
 template <class T>
 concept tcp_timers = requires(T t) {
-    t.started();          // the session is open: reader idle (and --max-lifetime) run from now
-    t.on_read();          // inbound data
-    t.closing();          // the session is draining before its close: idle off, --close-timeout on
-    t.stop_all();         // the session is finished: nothing more will be called back
+    t.started();   // the session is open: reader idle (and --max-lifetime) run from now
+    t.on_read();   // inbound data
+    t.closing();   // the session is draining before its close: idle off, --close-timeout on
+    t.stop_all();  // the session is finished: nothing more will be called back
 };
 
 template <class T>
 concept web_timers = requires(T t, steady::time_point deadline, bool websocket) {
-    t.handshake_started(deadline);  // accept: the request / upgrade must be complete by `deadline`; --max-lifetime starts
+    t.handshake_started(
+        deadline);  // accept: the request / upgrade must be complete by `deadline`; --max-lifetime starts
     t.handshake_done();
-    t.started(websocket);           // reader idle from now; with `websocket`, the heartbeat too
-    t.on_read();                    // a request or a message
-    t.on_control();                 // a ping or pong: the peer lives (not activity for idleness)
-    t.closing();                    // close handshake under way: only --close-timeout is left
+    t.started(websocket);  // reader idle from now; with `websocket`, the heartbeat too
+    t.on_read();           // a request or a message
+    t.on_control();        // a ping or pong: the peer lives (not activity for idleness)
+    t.closing();           // close handshake under way: only --close-timeout is left
     t.stop_all();
 };
 

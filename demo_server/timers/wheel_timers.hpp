@@ -33,8 +33,8 @@ public:
         idle_.stop();
         if (!drain_)
             drain_ = std::make_unique<idlewheel::operation_deadline>(
-                worker_.wheel, idlewheel::call_member<&wheel_tcp_timers::on_drain_deadline>(this), idlewheel::error::operation_timeout,
-                &worker_.liveness);
+                worker_.wheel, idlewheel::call_member<&wheel_tcp_timers::on_drain_deadline>(this),
+                idlewheel::error::operation_timeout, &worker_.liveness);
         drain_->expires_after(worker_.cfg.close_timeout, idlewheel::error::operation_timeout);
     }
     void stop_all() noexcept {
@@ -50,8 +50,10 @@ private:
 
     worker& worker_;
     Session& session_;
-    idlewheel::idle_watch idle_{worker_.wheel, idlewheel::idle_member<&wheel_tcp_timers::on_idle>(this),
-                                {.reader = worker_.cfg.idle_timeout}, &worker_.liveness};
+    idlewheel::idle_watch idle_{worker_.wheel,
+                                idlewheel::idle_member<&wheel_tcp_timers::on_idle>(this),
+                                {.reader = worker_.cfg.idle_timeout},
+                                &worker_.liveness};
     std::unique_ptr<idlewheel::operation_deadline> drain_;
     std::unique_ptr<idlewheel::operation_deadline> lifetime_;
 
@@ -125,12 +127,14 @@ private:
 
     worker& worker_;
     Session& session_;
-    idlewheel::idle_watch idle_{worker_.wheel, idlewheel::idle_member<&wheel_web_timers::on_idle>(this),
-                                {.reader = worker_.cfg.idle_timeout}, &worker_.liveness};
+    idlewheel::idle_watch idle_{worker_.wheel,
+                                idlewheel::idle_member<&wheel_web_timers::on_idle>(this),
+                                {.reader = worker_.cfg.idle_timeout},
+                                &worker_.liveness};
     idlewheel::operation_deadline deadline_{worker_.wheel, idlewheel::call_member<&wheel_web_timers::on_deadline>(this),
                                             idlewheel::error::operation_timeout, &worker_.liveness};
-    idlewheel::heartbeat heartbeat_{worker_.wheel, idlewheel::heartbeat_member<&wheel_web_timers::on_heartbeat>(this), {},
-                                    &worker_.liveness};
+    idlewheel::heartbeat heartbeat_{
+        worker_.wheel, idlewheel::heartbeat_member<&wheel_web_timers::on_heartbeat>(this), {}, &worker_.liveness};
     std::unique_ptr<idlewheel::operation_deadline> lifetime_;
 
     template <class Timers>

@@ -56,7 +56,8 @@ BOOST_AUTO_TEST_CASE(active_clients_closed_at_their_lifetime) {
     BOOST_TEST(ms(tcp_closed_at - tcp_from) >= ms(lifetime));
     BOOST_TEST(ms(tcp_closed_at - tcp_from) <= ms(lifetime + slack + 100ms));
 
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.max_lifetime") - before.integer("closed.max_lifetime") == 2; }, 5s));
+    BOOST_TEST(wait_until(
+        [&] { return srv.stats().integer("closed.max_lifetime") - before.integer("closed.max_lifetime") == 2; }, 5s));
     BOOST_TEST(srv.stats().integer("closed.idle") == before.integer("closed.idle"));
 }
 
@@ -72,7 +73,8 @@ BOOST_AUTO_TEST_CASE(closes_spread_over_the_window_idle_first) {
     constexpr std::size_t idle_clients = 100, active_clients = 100, n = idle_clients + active_clients;
     server srv({"--drain-spread", "2s", "--close-timeout", "2s", "--idle-timeout", "60s", "--ping-interval", "0s"});
     std::vector<raw_websocket> clients;
-    for (std::size_t i = 0; i < idle_clients; ++i) clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
+    for (std::size_t i = 0; i < idle_clients; ++i)
+        clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
     std::this_thread::sleep_for(700ms);  // the server stamps activity every 250 ms: the active ones are clearly later
     for (std::size_t i = 0; i < active_clients; ++i) {
         clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
@@ -115,11 +117,13 @@ BOOST_AUTO_TEST_CASE(closes_spread_over_the_window_idle_first) {
     const double first = *std::min_element(closed_ms.begin(), closed_ms.end());
     const double last = *std::max_element(closed_ms.begin(), closed_ms.end());
     const auto mean = [&](std::size_t from, std::size_t to) {
-        return std::accumulate(closed_ms.begin() + static_cast<std::ptrdiff_t>(from), closed_ms.begin() + static_cast<std::ptrdiff_t>(to), 0.0) /
+        return std::accumulate(closed_ms.begin() + static_cast<std::ptrdiff_t>(from),
+                               closed_ms.begin() + static_cast<std::ptrdiff_t>(to), 0.0) /
                static_cast<double>(to - from);
     };
-    BOOST_TEST_MESSAGE("closes from " << first << " ms to " << last << " ms; " << early << " in the first 500 ms; mean idle " << mean(0, idle_clients)
-                                      << " ms, active " << mean(idle_clients, n) << " ms");
+    BOOST_TEST_MESSAGE("closes from " << first << " ms to " << last << " ms; " << early
+                                      << " in the first 500 ms; mean idle " << mean(0, idle_clients) << " ms, active "
+                                      << mean(idle_clients, n) << " ms");
     BOOST_TEST(first <= ms(slack), "the drain did not start at once");
     BOOST_TEST(last >= ms(spread) * 0.75, "closed too fast for a 2 s spread");
     BOOST_TEST(last <= ms(spread + slack), "a close came after the window");
