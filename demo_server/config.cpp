@@ -4,7 +4,6 @@
 
 #include <boost/program_options.hpp>
 
-
 namespace po = boost::program_options;
 
 namespace demo {
@@ -12,6 +11,7 @@ namespace demo {
 namespace {
 
 using tools::duration_arg;
+};
 
 template <class Enum>
 struct enum_arg {
@@ -47,9 +47,9 @@ void validate(boost::any& v, const std::vector<std::string>& values, enum_arg<tc
 
 const char* to_string(timer_mode m) noexcept {
     switch (m) {
-    case timer_mode::wheel: return "wheel";
-    case timer_mode::asio: return "asio";
-    case timer_mode::none: break;
+        case timer_mode::wheel: return "wheel";
+        case timer_mode::asio: return "asio";
+        case timer_mode::none: break;
     }
     return "none";
 }
@@ -71,6 +71,9 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("ping-jitter", po::value<duration_arg>(), "WebSocket: spread of per-session ping offsets (default 1s)")
         ("handshake-timeout", po::value<duration_arg>(), "time from accept to a complete HTTP request / WebSocket upgrade; arriving bytes do not extend it (default 5s)")
         ("close-timeout", po::value<duration_arg>(), "time a close handshake may take before the socket is dropped (default 2s)")
+        ("max-lifetime", po::value<duration_arg>(), "close a session this long after it was accepted, however active (WebSocket: close 1000 \"max lifetime\"), spread by up to --ping-jitter; 0s = off (default 0s; not with --timers=none)")
+        ("drain-spread", po::value<duration_arg>(), "on SIGTERM/SIGINT close the sessions spread uniformly over this window, longest idle first (WebSocket: 1001 \"going away\"); 0s = all at once (default 0s)")
+        ("hard-stop-after", po::value<duration_arg>(), "on SIGTERM/SIGINT drop whatever is still open this long after the signal and exit 0; a second signal does it at once; 0s = after the drain plus --close-timeout (default 0s)")
         ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
         ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read; "
                    "none: no liveness at all (no idle kick, heartbeat, handshake or close deadline), the benchmark baseline (default wheel)")
@@ -107,6 +110,9 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
     get("handshake-timeout", c.handshake_timeout);
     get("close-timeout", c.close_timeout);
     get("tick", c.tick);
+    get("max-lifetime", c.max_lifetime);
+    get("drain-spread", c.drain_spread);
+    get("hard-stop-after", c.hard_stop_after);
     if (vm.count("timers") != 0U) c.timers = vm["timers"].as<enum_arg<timer_mode>>().value;
     if (vm.count("tcp-echo") != 0U) c.tcp_echo = vm["tcp-echo"].as<enum_arg<tcp_echo_mode>>().value;
 
@@ -119,6 +125,8 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         problem = "--handshake-timeout must be > 0";
     else if (c.ping_interval > std::chrono::nanoseconds::zero() && c.pong_timeout <= std::chrono::nanoseconds::zero())
         problem = "--pong-timeout must be > 0 when --ping-interval is set";
+    else if (c.max_lifetime.count() < 0 || c.drain_spread.count() < 0 || c.hard_stop_after.count() < 0)
+        problem = "--max-lifetime, --drain-spread and --hard-stop-after must be >= 0";
     else if (c.threads == 0 || c.threads > 64)
         problem = "--threads must be between 1 and 64";
     else if (c.max_connections == 0)

@@ -24,10 +24,14 @@ struct config {
     std::chrono::nanoseconds close_timeout = std::chrono::seconds(2);
     std::chrono::nanoseconds ping_jitter = std::chrono::seconds(1);
     std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
+    std::chrono::nanoseconds max_lifetime{0};     // 0 = sessions live as long as they are active
+    std::chrono::nanoseconds drain_spread{0};     // shutdown: close sessions over this window (0 = at once)
+    std::chrono::nanoseconds hard_stop_after{0};  // shutdown: drop whatever is left after this (0 = no extra bound)
     timer_mode timers = timer_mode::wheel;
     tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
     unsigned threads = 1;
-    std::size_t max_connections = 19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
+    std::size_t max_connections =
+        19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
     std::size_t max_message_size = 64 * 1024;
     std::size_t max_backlog = 1024 * 1024;
     std::size_t max_backlog_total = 256 * 1024 * 1024;  // all sessions' unsent echo together

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
         demo::log("timers=", demo::to_string(cfg->timers), " threads=", cfg->threads,
                   " idle-timeout=", std::chrono::duration<double>(cfg->idle_timeout).count(), "s; dashboard at http://",
                   srv.listening_line().substr(srv.listening_line().find("http=") + 5), "/");
+        if (cfg->timers == demo::timer_mode::none && cfg->max_lifetime.count() > 0)
+            demo::log("--max-lifetime has no effect with --timers=none (no per-session deadlines)");
         srv.run();
     } catch (const std::exception& e) {
         demo::log("fatal: ", e.what());

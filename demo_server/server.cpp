@@ -38,13 +38,21 @@ class reuse_port {
 public:
     explicit reuse_port(bool on) noexcept : value_(on ? 1 : 0) {}
     template <class Protocol>
-    int level(const Protocol&) const noexcept { return SOL_SOCKET; }
+    int level(const Protocol&) const noexcept {
+        return SOL_SOCKET;
+    }
     template <class Protocol>
-    int name(const Protocol&) const noexcept { return SO_REUSEPORT; }
+    int name(const Protocol&) const noexcept {
+        return SO_REUSEPORT;
+    }
     template <class Protocol>
-    const int* data(const Protocol&) const noexcept { return &value_; }
+    const int* data(const Protocol&) const noexcept {
+        return &value_;
+    }
     template <class Protocol>
-    std::size_t size(const Protocol&) const noexcept { return sizeof(value_); }
+    std::size_t size(const Protocol&) const noexcept {
+        return sizeof(value_);
+    }
 
 private:
     int value_;
@@ -63,7 +71,8 @@ server::server(const config& cfg)
     const tools::fd_limit fds = tools::raise_fd_limit();
     fd_soft_ = fds.soft;
     fd_hard_ = fds.hard;
-    for (unsigned i = 0; i < cfg_.threads; ++i) workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
+    for (unsigned i = 0; i < cfg_.threads; ++i)
+        workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
 server::~server() {
@@ -89,8 +98,8 @@ void server::listen() {
 std::string server::listening_line() const {
     const auto t = tcp_->acceptor.local_endpoint();
     const auto h = web_->acceptor.local_endpoint();
-    return "listening tcp=" + t.address().to_string() + ":" + std::to_string(t.port()) + " http=" + h.address().to_string() +
-           ":" + std::to_string(h.port());
+    return "listening tcp=" + t.address().to_string() + ":" + std::to_string(t.port()) +
+           " http=" + h.address().to_string() + ":" + std::to_string(h.port());
 }
 
 void server::run() {
@@ -100,9 +109,7 @@ void server::run() {
     }
     accept(*tcp_);
     accept(*web_);
-    signals_.async_wait([this](boost::system::error_code ec, int sig) {
-        if (!ec) begin_shutdown(sig);
-    });
+    wait_for_signal();
     io_.run();
     for (auto& w : workers_) w->join();
     if (abandoned_) {
@@ -159,49 +166,70 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
     accept(l);
 }
 
+void server::wait_for_signal() {
+    signals_.async_wait([this](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        if (!stopping_) {
+            wait_for_signal();  // a second signal means: stop now (cancelled once everything is gone)
+            begin_shutdown(sig);
+        } else if (!abrupt_sent_) {
+            log("signal ", sig, " again: hard stop");
+            abort_all();
+        }
+    });
+}
+
+// Stop accepting at once; close the sessions spread over --drain-spread (idle ones first, see
+// worker::drain); sessions still open --close-timeout plus a grace period after the spread
+// (or at --hard-stop-after, if that comes first) are closed abruptly.
 void server::begin_shutdown(int signal) {
-    if (stopping_) return;
     stopping_ = true;
-    log("signal ", signal, ": stopping (", open_connections_.load(), " open connections)");
+    log("signal ", signal, ": stopping (", open_connections_.load(), " open connections",
+        cfg_.drain_spread.count() > 0 ? ", closing them over --drain-spread)" : ")");
     boost::system::error_code ignored;
     tcp_->acceptor.close(ignored);
     web_->acceptor.close(ignored);
     tcp_->backoff.cancel();
     web_->backoff.cancel();
-    for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(false); });
-    wait_for_sessions(0);
+    const auto now = steady::now();
+    abrupt_at_ = now + cfg_.drain_spread + cfg_.close_timeout + shutdown_grace;
+    if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, now + cfg_.hard_stop_after);
+    for (auto& w : workers_) asio::post(w->io, [&w = *w, spread = cfg_.drain_spread] { w.drain(spread); });
+    wait_for_sessions();
 }
 
-// Polls until every session is gone. After --close-timeout plus a grace period, the remaining
-// sessions are closed abruptly; the workers then run out of work and their threads return.
-// The bound is unconditional: a session that still has not ended a grace period after its
-// socket was closed (an operation parked inside Beast that never resumes) does not hold the
-// process. The workers are stopped and the process exits 0 at once, without destroying the
-// stuck sessions (their handlers would outlive their worker's wheel): see run().
-void server::wait_for_sessions(int round) {
-    constexpr auto step = std::chrono::milliseconds(20);
-    constexpr auto grace = std::chrono::milliseconds(500);
-    const auto waited = step * round;
+void server::abort_all() {
+    abrupt_sent_ = true;
+    abrupt_sent_at_ = steady::now();
+    log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
+    for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
+}
+
+// Polls until every session is gone, and makes the stop bounded whatever the clients do: the
+// abrupt close at abrupt_at_ (or at a second signal), and then, if a session still has not
+// ended two grace periods after its socket was closed (an operation parked inside Beast that
+// never resumes), the workers are stopped and the process exits 0 without it. It does not
+// destroy the stuck sessions (their handlers would outlive their worker's wheel): see run().
+void server::wait_for_sessions() {
     if (open_connections_.load() == 0) {
         work_.clear();
+        signals_.cancel();  // no second signal to wait for: io_ runs out of work
         log("stopped");
         return;
     }
-    const auto abrupt_at = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.close_timeout) + grace;
-    if (!abrupt_sent_ && waited >= abrupt_at) {
-        abrupt_sent_ = true;
-        log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
-        for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
-    }
-    if (abrupt_sent_ && waited >= abrupt_at + 2 * grace) {
-        log("shutdown: ", open_connections_.load(), " sessions did not end after their sockets were closed; stopping anyway");
+    const auto now = steady::now();
+    if (!abrupt_sent_ && now >= abrupt_at_) abort_all();
+    if (abrupt_sent_ && now >= abrupt_sent_at_ + 2 * shutdown_grace) {
+        log("shutdown: ", open_connections_.load(),
+            " sessions did not end after their sockets were closed; stopping anyway");
         abandoned_ = true;
+        signals_.cancel();
         for (auto& w : workers_) w->io.stop();
         return;  // io_ runs out of work: run() returns
     }
-    shutdown_timer_.expires_after(step);
-    shutdown_timer_.async_wait([this, round](boost::system::error_code ec) {
-        if (!ec) wait_for_sessions(round + 1);
+    shutdown_timer_.expires_after(std::chrono::milliseconds(20));
+    shutdown_timer_.async_wait([this](boost::system::error_code ec) {
+        if (!ec) wait_for_sessions();
     });
 }
 
@@ -215,8 +243,10 @@ std::string server::stats_json() const {
     std::int64_t worst_ns = 0;
     for (const auto& w : workers_) {
         const auto& c = w->counters;
-        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k) open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
-        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k) closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
+        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k)
+            open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
+        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+            closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
         messages += c.messages.load(std::memory_order_relaxed);
         bytes += c.bytes.load(std::memory_order_relaxed);
         rearms += c.timer_rearms.load(std::memory_order_relaxed);
@@ -238,7 +268,8 @@ std::string server::stats_json() const {
     open["tcp"] = open_by_kind[static_cast<unsigned>(session_kind::tcp)];
     open["http"] = open_by_kind[static_cast<unsigned>(session_kind::http)];
     open["websocket"] = open_by_kind[static_cast<unsigned>(session_kind::websocket)];
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k) closed[close_cause_names[k]] = closed_by_cause[k];
+    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+        closed[close_cause_names[k]] = closed_by_cause[k];
     wheel["pending"] = pending;
     wheel["wakeups"] = wakeups;
     wheel["idle_wakeups"] = idle_wakeups;

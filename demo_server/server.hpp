@@ -44,8 +44,12 @@ private:
 
     void accept(listener_state& l);
     void on_accept(listener_state& l, worker& w, boost::system::error_code ec, asio::ip::tcp::socket socket);
+    void wait_for_signal();
     void begin_shutdown(int signal);
-    void wait_for_sessions(int round);
+    void abort_all();
+    void wait_for_sessions();
+
+    static constexpr std::chrono::milliseconds shutdown_grace{500};
 
     config cfg_;
     session_starter start_session_;
@@ -61,7 +65,8 @@ private:
     std::size_t next_worker_ = 0;
     bool stopping_ = false;
     bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
-    bool abandoned_ = false;    // shutdown: sessions still stuck after the abrupt close; exit without them
+    steady::time_point abrupt_at_{}, abrupt_sent_at_{};
+    bool abandoned_ = false;  // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_accept_error_log_{};

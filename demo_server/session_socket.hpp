@@ -53,14 +53,15 @@ public:
         return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
             [this](auto handler, const MutableBuffers& b) {
                 const auto ex = boost::asio::get_associated_executor(handler, get_executor());
-                base::async_read_some(b, boost::asio::bind_executor(ex, [this, h = std::move(handler)](boost::system::error_code ec,
-                                                                                                       std::size_t n) mutable {
-                    if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
-                        held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
-                        return;
-                    }
-                    std::move(h)(ec, n);
-                }));
+                base::async_read_some(
+                    b, boost::asio::bind_executor(
+                           ex, [this, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
+                               if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
+                                   held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
+                                   return;
+                               }
+                               std::move(h)(ec, n);
+                           }));
             },
             token, buffers);
     }
@@ -71,7 +72,8 @@ public:
     /// Gives the held FIN to Beast now (posted). No-op if none is held.
     void release_end_of_stream() {
         if (!held_) return;
-        boost::asio::post(get_executor(), [h = std::move(*held_)]() mutable { std::move(h)(boost::asio::error::eof, 0); });
+        boost::asio::post(get_executor(),
+                          [h = std::move(*held_)]() mutable { std::move(h)(boost::asio::error::eof, 0); });
         held_.reset();
     }
 

@@ -23,15 +23,16 @@ void start_session(listener l, worker& w, const stats_source& stats, boost::asio
 
 extern template void start_session<wheel_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
 extern template void start_session<asio_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
-extern template void start_session<no_timers_policy>(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
+extern template void start_session<no_timers_policy>(listener, worker&, const stats_source&,
+                                                     boost::asio::ip::tcp::socket);
 
 using session_starter = void (*)(listener, worker&, const stats_source&, boost::asio::ip::tcp::socket);
 
 inline session_starter session_starter_for(timer_mode m) noexcept {
     switch (m) {
-    case timer_mode::wheel: return &start_session<wheel_policy>;
-    case timer_mode::asio: return &start_session<asio_policy>;
-    case timer_mode::none: break;
+        case timer_mode::wheel: return &start_session<wheel_policy>;
+        case timer_mode::asio: return &start_session<asio_policy>;
+        case timer_mode::none: break;
     }
     return &start_session<no_timers_policy>;
 }

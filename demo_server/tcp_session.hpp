@@ -61,8 +61,11 @@ public:
 
     // Timer callbacks (see timers/timer_policy.hpp).
     void on_idle() { finish(close_cause::idle); }
+    void on_max_lifetime() { finish(close_cause::max_lifetime); }
+    [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {  // only while draining after the client's FIN
-        if (!worker_.cfg.quiet) log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
+        if (!worker_.cfg.quiet)
+            log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
         finish(close_cause::client_close);
     }
 
@@ -81,6 +84,7 @@ private:
         if (ec == asio::error::eof) return end_of_input();
         if (ec) return finish(close_cause::error);
         timers_.on_read();
+        last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
         if (worker_.cfg.tcp_echo == tcp_echo_mode::bytes) {
             worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
@@ -133,8 +137,9 @@ private:
 
     void write_next() {
         writing_ = true;
-        asio::async_write(socket_, asio::buffer(queue_.front()),
-                          [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
+        asio::async_write(
+            socket_, asio::buffer(queue_.front()),
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
     }
 
     void on_write(boost::system::error_code ec) {
@@ -175,6 +180,7 @@ private:
     std::string partial_;
     std::size_t queued_ = 0;
     close_cause cause_ = close_cause::error;
+    steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     bool writing_ = false;
     bool draining_ = false;  // the client half-closed: sending the rest, reading no more
     bool closed_ = false;

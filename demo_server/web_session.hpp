@@ -67,7 +67,8 @@ public:
         worker_.add(this);
         worker_.counters.opened(session_kind::http);
         boost::system::error_code ignored;
-        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
+        socket_.set_option(asio::ip::tcp::no_delay(true),
+                           ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
         timers_.handshake_started(accepted_at_ + worker_.cfg.handshake_timeout);
         timers_.started(false);
         read_request();
@@ -84,7 +85,8 @@ public:
     void abort() override { finish(close_cause::shutdown); }
     [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
     void drop_over_budget() override {
-        if (!worker_.cfg.quiet) log("websocket session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+        if (!worker_.cfg.quiet)
+            log("websocket session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
         finish(close_cause::backlog_budget);
     }
 
@@ -98,18 +100,28 @@ public:
     void send_ping() {
         if (!ws_ || closing_ || ping_in_flight_) return;  // never two pings in flight (Beast's rule)
         ping_in_flight_ = true;
-        ws_->async_ping({}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
+        ws_->async_ping(
+            {}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
+    void on_max_lifetime() {
+        if (kind_ == session_kind::http) return finish(close_cause::max_lifetime);
+        if (ws_ && ws_->is_open())
+            return start_close(close_cause::max_lifetime, {websocket::close_code::normal, "max lifetime"});
+        if (!closing_) finish(close_cause::max_lifetime);  // mid-upgrade
+    }
+    [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {
         if (ws_ && ws_->next_layer().in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
             // completes the operation that started the close with its own outcome.
-            if (!worker_.cfg.quiet) log("websocket: the peer did not end TCP within --close-timeout after the close frames");
+            if (!worker_.cfg.quiet)
+                log("websocket: the peer did not end TCP within --close-timeout after the close frames");
             return ws_->next_layer().end_teardown();
         }
         if (draining_) {
-            if (!worker_.cfg.quiet) log("websocket: peer sent FIN and read nothing for --close-timeout, ", queued_, " bytes dropped");
+            if (!worker_.cfg.quiet)
+                log("websocket: peer sent FIN and read nothing for --close-timeout, ", queued_, " bytes dropped");
             return finish(close_cause::client_close);
         }
         finish(close_cause::error);
@@ -134,8 +146,9 @@ private:
         parser_.emplace();
         parser_->header_limit(8 * 1024);
         parser_->body_limit(4 * 1024);
-        http::async_read(socket_, buffer_, *parser_,
-                         [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_request(ec); });
+        http::async_read(
+            socket_, buffer_, *parser_,
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_request(ec); });
     }
 
     void on_request(boost::system::error_code ec) {
@@ -145,6 +158,7 @@ private:
         if (ec == asio::error::operation_aborted) return finish(close_cause::error);
         if (ec) return reply_bad_request(ec.message());
         timers_.on_read();
+        last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         auto& req = parser_->get();
         if (websocket::is_upgrade(req)) {
             // Beast 1.81 checks only that the key is there and at most 24 characters.
@@ -159,12 +173,14 @@ private:
 
     void write_response(std::shared_ptr<http::response<http::string_body>> res) {
         const bool keep_alive = res->keep_alive();
-        http::async_write(socket_, *res, [self = this->shared_from_this(), res, keep_alive](boost::system::error_code ec, std::size_t) {
-            if (self->closed_) return;
-            if (ec) return self->finish(close_cause::error);
-            if (!keep_alive) return self->finish(close_cause::client_close);
-            self->read_request();
-        });
+        http::async_write(
+            socket_, *res,
+            [self = this->shared_from_this(), res, keep_alive](boost::system::error_code ec, std::size_t) {
+                if (self->closed_) return;
+                if (ec) return self->finish(close_cause::error);
+                if (!keep_alive) return self->finish(close_cause::client_close);
+                self->read_request();
+            });
     }
 
     // Sec-WebSocket-Key: 22 base64 characters and "==" (16 bytes encoded).
@@ -192,11 +208,13 @@ private:
         worker_.counters.became(session_kind::http, session_kind::websocket);
         kind_ = session_kind::websocket;
         ws_.emplace(std::move(socket_), static_cast<socket_events&>(*this));
-        ws_->set_option(websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
+        ws_->set_option(
+            websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_->read_message_max(worker_.cfg.max_message_size);
         ws_->control_callback([this](websocket::frame_type, beast::string_view) { timers_.on_control(); });
         buffer_.clear();
-        ws_->async_accept(req, [self = this->shared_from_this()](boost::system::error_code ec) { self->on_accept(ec); });
+        ws_->async_accept(req,
+                          [self = this->shared_from_this()](boost::system::error_code ec) { self->on_accept(ec); });
     }
 
     void on_accept(boost::system::error_code ec) {
@@ -209,7 +227,9 @@ private:
     }
 
     void read_message() {
-        ws_->async_read(buffer_, [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_message(ec, n); });
+        ws_->async_read(buffer_, [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) {
+            self->on_message(ec, n);
+        });
     }
 
     void on_message(boost::system::error_code ec, std::size_t n) {
@@ -218,14 +238,16 @@ private:
             if (ec == websocket::error::closed) return finish(close_cause::client_close);
             if (ec == websocket::error::message_too_big) return finish(close_cause::too_big);  // Beast sent 1009
             if (ec == asio::error::eof) return finish(close_cause::client_close);  // FIN, queued echo sent first
-            if (ec == websocket::condition::protocol_violation) {                 // Beast sent 1002 / 1007
+            if (ec == websocket::condition::protocol_violation) {                  // Beast sent 1002 / 1007
                 if (!worker_.cfg.quiet) log("websocket protocol error: ", ec.message());
                 return finish(close_cause::protocol_error);
             }
-            if (ec != asio::error::operation_aborted && !worker_.cfg.quiet) log("websocket read failed: ", ec.message());
+            if (ec != asio::error::operation_aborted && !worker_.cfg.quiet)
+                log("websocket read failed: ", ec.message());
             return finish(close_cause::error);
         }
         timers_.on_read();
+        last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
         if (!closing_) enqueue(beast::buffers_to_string(buffer_.data()), ws_->got_text());
@@ -256,9 +278,9 @@ private:
     void write_next() {
         writing_ = true;
         ws_->text(queue_.front().text);
-        ws_->async_write(asio::buffer(queue_.front().data), [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) {
-            self->on_write(ec);
-        });
+        ws_->async_write(
+            asio::buffer(queue_.front().data),
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
     }
 
     void on_write(boost::system::error_code ec) {
@@ -281,7 +303,8 @@ private:
         closing_ = true;
         set_cause(cause);
         timers_.closing();  // the close handshake gets --close-timeout, then the socket goes
-        ws_->async_close(reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(close_cause::error); });
+        ws_->async_close(
+            reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(close_cause::error); });
     }
 
     // ---- common ---------------------------------------------------------------------------
@@ -299,9 +322,10 @@ private:
         closed_ = true;
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
-        if (queued_ > 0) {  // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
+        if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
             boost::system::error_code ignored;
-            (ws_ ? static_cast<asio::ip::tcp::socket&>(ws_->next_layer()) : socket_).set_option(asio::socket_base::linger(true, 0), ignored);
+            (ws_ ? static_cast<asio::ip::tcp::socket&>(ws_->next_layer()) : socket_)
+                .set_option(asio::socket_base::linger(true, 0), ignored);
         }
         if (ws_) {
             idlewheel::beast::drop(*ws_);
@@ -328,6 +352,7 @@ private:
     std::deque<outgoing> queue_;
     std::size_t queued_ = 0;
     steady::time_point accepted_at_;
+    steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo

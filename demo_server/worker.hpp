@@ -11,19 +11,22 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
-#include <string>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
 namespace demo {
 
 namespace asio = boost::asio;
+using steady = std::chrono::steady_clock;
 
 enum class close_cause : unsigned {
     idle,               // no inbound data for --idle-timeout (WebSocket: close 1000 "idle timeout")
@@ -38,11 +41,12 @@ enum class close_cause : unsigned {
     too_big,            // message or line over --max-message-size (WebSocket: close 1009)
     bad_request,        // malformed HTTP or WebSocket upgrade (400)
     shutdown,           // the server is stopping (WebSocket: close 1001)
+    max_lifetime,       // open for --max-lifetime (WebSocket: close 1000 "max lifetime")
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
-    "idle",  "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error",
-    "error", "backlog",        "backlog_budget", "too_big",      "bad_request",  "shutdown"};
+    "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
@@ -80,13 +84,15 @@ public:
     virtual void abort() = 0;     // shutdown took too long: close the socket now
     [[nodiscard]] virtual std::size_t unsent_bytes() const noexcept = 0;  // echo queued, not yet written
     virtual void drop_over_budget() = 0;  // --max-backlog-total passed: close now, counted as backlog_budget
+    [[nodiscard]] virtual steady::time_point last_active() const noexcept = 0;  // worker::coarse_now at its last read
 protected:
     ~session_base() = default;
 };
 
 class worker {
 public:
-    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections, std::atomic<std::int64_t>& unsent_total)
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections,
+           std::atomic<std::int64_t>& unsent_total)
         : cfg(c),
           index(i),
           wheel(io, idlewheel::wheel_options{.tick = c.tick}),
@@ -108,10 +114,25 @@ public:
     void add(session_base* s) { sessions_.insert(s); }
     void remove(session_base* s) { sessions_.erase(s); }
     [[nodiscard]] std::size_t session_count() const { return sessions_.size(); }
-    // Server stopping. Graceful first (WebSocket close 1001), then, if asked again, abrupt.
+    // Server stopping, the graceful step: every session is asked to close (WebSocket 1001),
+    // spread uniformly over `spread` (0: all at once), the longest idle first.
+    void drain(std::chrono::nanoseconds spread) {
+        stopping = true;
+        snapshot_timer_.cancel();
+        drain_order_.assign(sessions_.begin(), sessions_.end());
+        std::stable_sort(drain_order_.begin(), drain_order_.end(), [](const session_base* a, const session_base* b) {
+            return a->last_active() < b->last_active();
+        });
+        drain_started_ = steady::now();
+        drain_spread_ = spread;
+        drain_next_ = 0;
+        drain_step();
+    }
+    // Server stopping, the abrupt step: every session's socket is closed now.
     void shutdown_all(bool abrupt) {
         stopping = true;
         snapshot_timer_.cancel();
+        drain_timer_.cancel();
         auto copy = sessions_;  // a session may remove itself
         for (auto* s : copy) {
             if (abrupt)
@@ -122,8 +143,12 @@ public:
     }
 
     // Unsent echo, server-wide, against --max-backlog-total.
-    void unsent_added(std::size_t n) noexcept { unsent_total_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
-    void unsent_removed(std::size_t n) noexcept { unsent_total_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed); }
+    void unsent_added(std::size_t n) noexcept {
+        unsent_total_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed);
+    }
+    void unsent_removed(std::size_t n) noexcept {
+        unsent_total_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed);
+    }
     // The server holds more unsent echo than --max-backlog-total: drops this worker's sessions
     // holding the most unsent bytes, largest first, until it is back within the budget (or
     // this worker holds none). A scan of this worker's sessions per drop: it runs only past the
@@ -157,14 +182,37 @@ public:
     const config& cfg;
     const unsigned index;
     asio::io_context io{1};
-    idlewheel::wheel_timer wheel;  // used by --timers=wheel; idle (never armed) otherwise
+    idlewheel::wheel_timer wheel;        // used by --timers=wheel; idle (never armed) otherwise
     idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
     worker_counters counters;
-    bool stopping = false;  // on the worker's thread
+    bool stopping = false;                  // on the worker's thread
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
+    // steady::now() as of the last snapshot (every 250 ms): what sessions stamp their last read
+    // with, for the drain's "idle first" order, without a clock read per read.
+    std::atomic<steady::time_point> coarse_now{steady::now()};
 
 private:
+    // The drain's i-th of n sessions closes at spread * i / n after the drain began.
+    void drain_step() {
+        const auto n = drain_order_.size();
+        const auto due = [&](std::size_t i) {
+            return drain_started_ + std::chrono::duration_cast<steady::duration>(
+                                        drain_spread_ * static_cast<std::int64_t>(i) / static_cast<std::int64_t>(n));
+        };
+        const auto now = steady::now();
+        while (drain_next_ < n && due(drain_next_) <= now) {
+            auto* s = drain_order_[drain_next_++];
+            if (sessions_.count(s) != 0) s->shutdown();  // not if it ended meanwhile
+        }
+        if (drain_next_ >= n) return;
+        drain_timer_.expires_at(due(drain_next_));
+        drain_timer_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) drain_step();
+        });
+    }
+
     void refresh_snapshot() {
+        coarse_now.store(steady::now(), std::memory_order_relaxed);
         {
             std::lock_guard lock(snapshot_mutex_);
             snapshot_.wheel = wheel.stats();
@@ -181,6 +229,11 @@ private:
     std::atomic<std::int64_t>& unsent_total_;
     std::unordered_set<session_base*> sessions_;
     asio::steady_timer snapshot_timer_;
+    asio::steady_timer drain_timer_{io};
+    std::vector<session_base*> drain_order_;
+    steady::time_point drain_started_{};
+    std::chrono::nanoseconds drain_spread_{};
+    std::size_t drain_next_ = 0;
     mutable std::mutex snapshot_mutex_;
     timer_snapshot snapshot_;
     std::thread thread_;

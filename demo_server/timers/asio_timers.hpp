@@ -15,7 +15,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <random>
 
 namespace demo {
 
@@ -68,24 +67,28 @@ class asio_tcp_timers {
 public:
     asio_tcp_timers(worker& w, Session& s) : worker_(w), session_(s), deadlines_(w, s) {}
 
-    void started() { on_read(); }
+    void started() {
+        deadlines_[lifetime] = lifetime_end(worker_.cfg, steady::now());
+        on_read();
+    }
     void on_read() {
         deadlines_[idle] = steady::now() + worker_.cfg.idle_timeout;
         deadlines_.rearm(this, &asio_tcp_timers::on_timer);
     }
     void closing() {
-        deadlines_[idle] = deadlines_.never;
+        deadlines_[idle] = deadlines_[lifetime] = deadlines_.never;
         deadlines_[drain] = steady::now() + worker_.cfg.close_timeout;
         deadlines_.rearm(this, &asio_tcp_timers::on_timer);
     }
     void stop_all() { deadlines_.cancel_all(); }
 
 private:
-    enum : std::size_t { idle, drain, count };
+    enum : std::size_t { idle, drain, lifetime, count };
 
     void on_timer() {
         const auto now = steady::now();
         if (deadlines_.take_due(drain, now)) return session_.on_close_timeout();
+        if (deadlines_.take_due(lifetime, now)) return session_.on_max_lifetime();
         if (deadlines_.take_due(idle, now)) return session_.on_idle();
         deadlines_.rearm(this, &asio_tcp_timers::on_timer);
     }
@@ -102,6 +105,7 @@ public:
 
     void handshake_started(steady::time_point deadline) {
         deadlines_[handshake] = deadline;
+        deadlines_[lifetime] = lifetime_end(worker_.cfg, steady::now());
         rearm();
     }
     void handshake_done() {
@@ -110,7 +114,7 @@ public:
     }
     void started(bool websocket) {
         websocket_ = websocket;
-        if (pings()) offset_ = jitter();
+        if (pings()) offset_ = random_spread(worker_.cfg.ping_jitter);
         on_read();
     }
     void on_read() {
@@ -131,19 +135,9 @@ public:
     void stop_all() { deadlines_.cancel_all(); }
 
 private:
-    enum : std::size_t { handshake, idle, ping, pong, close, count };
+    enum : std::size_t { handshake, idle, ping, pong, close, lifetime, count };
 
     [[nodiscard]] bool pings() const noexcept { return websocket_ && worker_.cfg.ping_interval.count() > 0; }
-
-    // Each session's pings are offset by up to --ping-jitter, so sessions accepted together do
-    // not all ping in one burst (as the wheel's heartbeat does).
-    steady::duration jitter() const {
-        const auto spread = worker_.cfg.ping_jitter.count();
-        if (spread <= 0) return {};
-        thread_local std::minstd_rand bits{std::random_device{}()};
-        return std::chrono::duration_cast<steady::duration>(
-            std::chrono::nanoseconds(std::uniform_int_distribution<std::int64_t>(0, spread)(bits)));
-    }
 
     void heard(steady::time_point now) {
         if (!pings()) return;
@@ -157,6 +151,7 @@ private:
         const auto now = steady::now();
         if (deadlines_.take_due(close, now)) return session_.on_close_timeout();
         if (deadlines_.take_due(handshake, now)) return session_.on_handshake_timeout();
+        if (deadlines_.take_due(lifetime, now)) return session_.on_max_lifetime();
         if (deadlines_.take_due(idle, now)) return session_.on_idle();
         if (deadlines_.take_due(pong, now)) return session_.on_dead_peer();
         if (deadlines_.take_due(ping, now)) {

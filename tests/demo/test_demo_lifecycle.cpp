@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     const auto r = server_process::run(demo_binary(), {"--help"});
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
-    for (const auto* option : {"--reuse-port", "none", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
+    for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--drain-spread", "--hard-stop-after", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
                                "--threads", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
@@ -191,6 +191,8 @@ const std::vector<bad_case> bad_cases{
     {{"--tcp-port", "70000"}, {"--tcp-port"}},
     {{"--tcp-echo", "words"}, {"--tcp-echo", "words"}},
     {{"--no-such-option"}, {"no-such-option"}},
+    {{"--max-lifetime", "-1s"}, {"--max-lifetime"}},
+    {{"--max-backlog", "1000", "--max-backlog-total", "10"}, {"--max-backlog-total"}},
 };
 
 // --reuse-port: a second server started with it binds the same two ports and serves; without

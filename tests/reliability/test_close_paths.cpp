@@ -47,7 +47,8 @@ BOOST_AUTO_TEST_CASE(tcp_half_close_gets_all_queued_echo) {
     BOOST_TEST((end == io_status::eof), "ended with " << to_string(end) << " after " << got.size() << " bytes");
     BOOST_TEST(got.size() == sent.size(), got.size() << " of " << sent.size() << " bytes echoed");
     BOOST_TEST((got == sent), "the echo differs from what was sent");
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
+    BOOST_TEST(wait_until(
+        [&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the half-close");
 }
 
@@ -67,7 +68,8 @@ BOOST_AUTO_TEST_CASE(websocket_fin_without_close_frame_gets_all_queued_echo) {
     const auto deadline = clock::now() + 30s;
     std::string message;  // Beast may send a message as several frames
     while (auto f = ws.read_frame(deadline, &end)) {
-        BOOST_TEST_REQUIRE((f->opcode == (message.empty() ? opcode::binary : opcode::continuation)), "frame opcode " << int{f->opcode});
+        BOOST_TEST_REQUIRE((f->opcode == (message.empty() ? opcode::binary : opcode::continuation)),
+                           "frame opcode " << int{f->opcode});
         message += f->payload;
         if (!f->fin) continue;
         BOOST_TEST_REQUIRE((message == pattern(size, echoed)), "echo " << echoed << " differs");
@@ -76,7 +78,8 @@ BOOST_AUTO_TEST_CASE(websocket_fin_without_close_frame_gets_all_queued_echo) {
     }
     BOOST_TEST(echoed == frames, echoed << " of " << frames << " echoes arrived");
     BOOST_TEST((end == io_status::eof), "ended with " << to_string(end));
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
+    BOOST_TEST(wait_until(
+        [&] { return srv.stats().integer("closed.client_close") > before.integer("closed.client_close"); }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the FIN");
 }
 
@@ -94,7 +97,8 @@ BOOST_AUTO_TEST_CASE(half_closed_client_that_never_reads_is_released_by_the_clos
     std::this_thread::sleep_for(300ms);  // the server's writes stall: the window is shut
     const auto from = clock::now();
     s.shutdown_write();
-    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + close_timeout + slack + 2s), "the server kept the half-closed non-reader");
+    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + close_timeout + slack + 2s),
+                       "the server kept the half-closed non-reader");
     BOOST_TEST(ms(clock::now() - from) >= ms(close_timeout) - 50, "released before --close-timeout");
     BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.tcp") == 0; }, 5s));
@@ -109,7 +113,8 @@ BOOST_AUTO_TEST_SUITE(websocket_key)
 BOOST_AUTO_TEST_CASE(invalid_key_gets_400_valid_key_101) {
     server srv({"--idle-timeout", "30s"});
     const auto request = [&](const std::string& key_line) {
-        return "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + key_line + "Sec-WebSocket-Version: 13\r\n\r\n";
+        return "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + key_line +
+               "Sec-WebSocket-Version: 13\r\n\r\n";
     };
     const std::vector<std::pair<std::string, std::string>> bad{
         {"abc", "Sec-WebSocket-Key: abc\r\n"},
@@ -123,7 +128,8 @@ BOOST_AUTO_TEST_CASE(invalid_key_gets_400_valid_key_101) {
             const auto r = raw_http(srv.host(), srv.http_port(), request(line));
             BOOST_TEST(r.response.rfind("HTTP/1.1 400", 0) == 0, "got: " << r.response.substr(0, 80));
             BOOST_TEST(r.end != io_status::timeout, "the server did not close the connection");
-            BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.bad_request") > before.integer("closed.bad_request"); }, 5s));
+            BOOST_TEST(wait_until(
+                [&] { return srv.stats().integer("closed.bad_request") > before.integer("closed.bad_request"); }, 5s));
             BOOST_TEST(srv.stats().integer("closed.bad_request") - before.integer("closed.bad_request") == 1);
         }
     }
@@ -150,7 +156,8 @@ BOOST_AUTO_TEST_CASE(close_frame_then_silence_released_by_close_timeout) {
     const auto code = ws.read_close_code(clock::now() + 5s);
     BOOST_TEST_REQUIRE(code.has_value(), "no close frame in answer");
     BOOST_TEST(*code == 1000U);
-    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack), "still open long after --close-timeout");
+    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack),
+                       "still open long after --close-timeout");
     BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
     const auto after = srv.stats();
@@ -174,7 +181,8 @@ BOOST_AUTO_TEST_CASE(bad_frame_then_tcp_kept_open_counted_as_protocol_error) {
     const auto code = ws.read_close_code(clock::now() + 5s);
     BOOST_TEST_REQUIRE(code.has_value());
     BOOST_TEST(*code == 1002U);
-    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack), "still open long after --close-timeout");
+    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + close_timeout + slack),
+                       "still open long after --close-timeout");
     BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + slack));
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
     const auto after = srv.stats();
@@ -219,8 +227,8 @@ BOOST_AUTO_TEST_CASE(non_reader_flood_stays_within_the_server_budget) {
     constexpr std::size_t per_client_limit = 4 << 20, budget = 8 << 20, each = 5 << 20, message = 32 * 1024;
     constexpr int clients = 16;
     constexpr double overhead = 12.0 * 1024 * 1024;
-    server srv({"--max-backlog", std::to_string(per_client_limit), "--max-backlog-total", std::to_string(budget), "--idle-timeout", "60s",
-                "--ping-interval", "0s"});
+    server srv({"--max-backlog", std::to_string(per_client_limit), "--max-backlog-total", std::to_string(budget),
+                "--idle-timeout", "60s", "--ping-interval", "0s"});
     {  // warm up, as the non_reader suite does: the baseline holds what echoing 32 KB costs
         beast_ws_client warm;
         BOOST_TEST_REQUIRE(!warm.connect(srv.host(), srv.http_port()));
@@ -243,11 +251,14 @@ BOOST_AUTO_TEST_CASE(non_reader_flood_stays_within_the_server_budget) {
     }
     const auto after = srv.stats();
     const auto dropped = after.integer("closed.backlog_budget") - before.integer("closed.backlog_budget");
-    BOOST_TEST_MESSAGE("dropped " << dropped << "; peak unsent " << peak_unsent / 1024 << " KB; RSS " << before.number("process.rss_bytes") / 1048576
-                                  << " MB -> peak " << peak_rss / 1048576 << " MB");
+    BOOST_TEST_MESSAGE("dropped " << dropped << "; peak unsent " << peak_unsent / 1024 << " KB; RSS "
+                                  << before.number("process.rss_bytes") / 1048576 << " MB -> peak "
+                                  << peak_rss / 1048576 << " MB");
     BOOST_TEST(dropped >= 8, "only " << dropped << " sessions dropped for the budget");
-    BOOST_TEST(after.integer("closed.backlog") == before.integer("closed.backlog"), "no client passed its own --max-backlog");
-    BOOST_TEST(peak_unsent <= static_cast<std::int64_t>(budget + message), "unsent echo " << peak_unsent << " past the budget");
+    BOOST_TEST(after.integer("closed.backlog") == before.integer("closed.backlog"),
+               "no client passed its own --max-backlog");
+    BOOST_TEST(peak_unsent <= static_cast<std::int64_t>(budget + message),
+               "unsent echo " << peak_unsent << " past the budget");
     if (rss_is_meaningful)
         BOOST_TEST(peak_rss - before.number("process.rss_bytes") <= static_cast<double>(budget) + overhead,
                    "server RSS grew by " << (peak_rss - before.number("process.rss_bytes")) / 1048576 << " MB");
@@ -266,7 +277,8 @@ BOOST_AUTO_TEST_SUITE(shutdown_bound)
 // The server exits 0 within --close-timeout plus its grace periods, whatever they do.
 BOOST_AUTO_TEST_CASE(sigterm_exits_in_bounded_time_whatever_clients_do) {
     constexpr auto close_timeout = 500ms;
-    server srv({"--close-timeout", "500ms", "--idle-timeout", "60s", "--ping-interval", "0s", "--max-backlog", std::to_string(16 << 20)});
+    server srv({"--close-timeout", "500ms", "--idle-timeout", "60s", "--ping-interval", "0s", "--max-backlog",
+                std::to_string(16 << 20)});
     std::vector<raw_websocket> stuck;
     const std::string big = make_frame(opcode::binary, std::string(64 * 1024, 'y'));
     for (int i = 0; i < 2; ++i) {  // non-readers with megabytes backed up
@@ -288,7 +300,8 @@ BOOST_AUTO_TEST_CASE(sigterm_exits_in_bounded_time_whatever_clients_do) {
     const auto from = clock::now();
     srv.signal(SIGTERM);
     const auto code = srv.wait_exit(close_timeout + 500ms + 1000ms + slack + 2s);
-    BOOST_TEST_REQUIRE(code.has_value(), "demo_server still running " << ms(clock::now() - from) << " ms after SIGTERM");
+    BOOST_TEST_REQUIRE(code.has_value(),
+                       "demo_server still running " << ms(clock::now() - from) << " ms after SIGTERM");
     BOOST_TEST(*code == 0);
     BOOST_TEST(ms(clock::now() - from) <= ms(close_timeout + 500ms + 1000ms + slack));
 }

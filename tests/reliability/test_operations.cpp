@@ -1,0 +1,176 @@
+// Operations a long-lived connection server needs: a maximum session lifetime, a shutdown that
+// closes sessions spread over a window (idle ones first), and a hard bound on the whole stop.
+#include "raw_websocket.hpp"
+#include "server_fixture.hpp"
+
+#include <poll.h>
+
+#include <csignal>
+#include <numeric>
+
+using namespace reliability;
+
+BOOST_AUTO_TEST_SUITE(max_lifetime)
+
+// Clients that keep sending are closed --max-lifetime after they were accepted: WebSocket with
+// close 1000 "max lifetime", TCP closed; never before, counted as max_lifetime.
+BOOST_AUTO_TEST_CASE(active_clients_closed_at_their_lifetime) {
+    constexpr auto lifetime = 1000ms;
+    server srv({"--max-lifetime", "1s", "--ping-jitter", "0s", "--ping-interval", "0s", "--idle-timeout", "10s"});
+    const auto before = srv.stats();
+
+    const auto ws_from = clock::now();  // before the connect: the server's clock starts later
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port());
+    std::optional<ws_frame> close;
+    clock::time_point ws_closed_at{};
+    for (int i = 0; i < 100 && !close; ++i) {  // a message every 50 ms: never idle
+        BOOST_TEST_REQUIRE((ws.send_frame(opcode::text, "busy " + std::to_string(i)) == io_status::ok));
+        while (auto f = ws.read_frame(clock::now() + 2s)) {
+            if (f->opcode == opcode::close) {
+                close = f;
+                ws_closed_at = clock::now();
+            }
+            break;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    BOOST_TEST_REQUIRE(close.has_value(), "no close frame within 5 s of an active client's life");
+    BOOST_TEST(close->close_code() == 1000U);
+    BOOST_TEST(close->payload.substr(2) == "max lifetime");
+    BOOST_TEST(ms(ws_closed_at - ws_from) >= ms(lifetime), "closed before --max-lifetime");
+    BOOST_TEST(ms(ws_closed_at - ws_from) <= ms(lifetime + slack));
+    BOOST_TEST_MESSAGE("WebSocket closed " << ms(ws_closed_at - ws_from) - ms(lifetime) << " ms after its lifetime");
+    ws.send_frame(opcode::close, std::string("\x03\xe8", 2));
+
+    const auto tcp_from = clock::now();
+    auto tcp = raw_socket::connect(srv.host(), srv.tcp_port());
+    io_status end = io_status::ok;
+    for (int i = 0; i < 100 && end == io_status::ok; ++i) {
+        std::string got;
+        if (tcp.send_all("busy\n", clock::now() + 2s) != io_status::ok) break;
+        end = tcp.recv_at_least(got, 5, clock::now() + 2s);
+        std::this_thread::sleep_for(50ms);
+    }
+    const auto tcp_closed_at = clock::now();
+    BOOST_TEST((end == io_status::eof || end == io_status::reset), "TCP client not closed: " << to_string(end));
+    BOOST_TEST(ms(tcp_closed_at - tcp_from) >= ms(lifetime));
+    BOOST_TEST(ms(tcp_closed_at - tcp_from) <= ms(lifetime + slack + 100ms));
+
+    BOOST_TEST(wait_until(
+        [&] { return srv.stats().integer("closed.max_lifetime") - before.integer("closed.max_lifetime") == 2; }, 5s));
+    BOOST_TEST(srv.stats().integer("closed.idle") == before.integer("closed.idle"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(drain)
+
+// SIGTERM with --drain-spread 2s and 200 WebSocket clients: every client gets 1001, the closes
+// are spread over the window (not at once, none after it), the idle clients go first, and the
+// process exits 0.
+BOOST_AUTO_TEST_CASE(closes_spread_over_the_window_idle_first) {
+    constexpr auto spread = 2000ms;
+    constexpr std::size_t idle_clients = 100, active_clients = 100, n = idle_clients + active_clients;
+    server srv({"--drain-spread", "2s", "--close-timeout", "2s", "--idle-timeout", "60s", "--ping-interval", "0s"});
+    std::vector<raw_websocket> clients;
+    for (std::size_t i = 0; i < idle_clients; ++i)
+        clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
+    std::this_thread::sleep_for(700ms);  // the server stamps activity every 250 ms: the active ones are clearly later
+    for (std::size_t i = 0; i < active_clients; ++i) {
+        clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
+        BOOST_TEST_REQUIRE(clients.back().echo("active"));
+    }
+    std::vector<double> closed_ms(n, -1);  // when each got its close frame, after SIGTERM
+    std::vector<unsigned> codes(n, 0);
+    const auto t0 = clock::now();
+    srv.signal(SIGTERM);
+    const auto give_up = t0 + spread + slack + 3s;
+    std::size_t done = 0;
+    while (done < n && clock::now() < give_up) {
+        std::vector<pollfd> fds;
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < n; ++i)
+            if (closed_ms[i] < 0) {
+                fds.push_back({clients[i].socket().fd(), POLLIN, 0});
+                which.push_back(i);
+            }
+        if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
+        for (std::size_t k = 0; k < fds.size(); ++k) {
+            if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+            const auto i = which[k];
+            io_status st = io_status::ok;
+            const auto f = clients[i].read_frame(clock::now() + 200ms, &st);
+            if (!f && st == io_status::timeout) continue;  // a partial frame: more to come
+            closed_ms[i] = ms(clock::now() - t0);
+            codes[i] = f && f->opcode == opcode::close ? f->close_code() : 0;
+            if (f) clients[i].send_frame(opcode::close, std::string("\x03\xe9", 2));  // finish the handshake
+            ++done;
+        }
+    }
+    BOOST_TEST_REQUIRE(done == n, n - done << " clients got nothing within the window plus slack");
+    std::size_t got_1001 = 0, early = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        got_1001 += codes[i] == 1001U ? 1U : 0U;
+        early += closed_ms[i] < 500 ? 1U : 0U;
+    }
+    BOOST_TEST(got_1001 == n, got_1001 << " of " << n << " clients got 1001");
+    const double first = *std::min_element(closed_ms.begin(), closed_ms.end());
+    const double last = *std::max_element(closed_ms.begin(), closed_ms.end());
+    const auto mean = [&](std::size_t from, std::size_t to) {
+        return std::accumulate(closed_ms.begin() + static_cast<std::ptrdiff_t>(from),
+                               closed_ms.begin() + static_cast<std::ptrdiff_t>(to), 0.0) /
+               static_cast<double>(to - from);
+    };
+    BOOST_TEST_MESSAGE("closes from " << first << " ms to " << last << " ms; " << early
+                                      << " in the first 500 ms; mean idle " << mean(0, idle_clients) << " ms, active "
+                                      << mean(idle_clients, n) << " ms");
+    BOOST_TEST(first <= ms(slack), "the drain did not start at once");
+    BOOST_TEST(last >= ms(spread) * 0.75, "closed too fast for a 2 s spread");
+    BOOST_TEST(last <= ms(spread + slack), "a close came after the window");
+    BOOST_TEST(early <= n / 2, early << " of " << n << " closed in the first 500 ms: not spread");
+    BOOST_TEST(mean(0, idle_clients) < mean(idle_clients, n), "idle clients were not closed first");
+    const auto code = srv.wait_exit(spread + slack + 3s);
+    BOOST_TEST_REQUIRE(code.has_value());
+    BOOST_TEST(*code == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hard_stop)
+
+// --hard-stop-after bounds the whole stop: a client that ignores close frames (it never reads)
+// is dropped then, and the process exits 0, although --close-timeout alone would wait 30 s.
+BOOST_AUTO_TEST_CASE(hard_stop_after_drops_a_client_that_ignores_close) {
+    constexpr auto hard = 1000ms;
+    server srv({"--hard-stop-after", "1s", "--close-timeout", "30s", "--idle-timeout", "60s", "--ping-interval", "0s"});
+    auto deaf = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST_REQUIRE(deaf.echo("then deaf"));
+    const auto t0 = clock::now();
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(hard + 1000ms + slack + 2s);
+    BOOST_TEST_REQUIRE(code.has_value(), "still running " << ms(clock::now() - t0) << " ms after SIGTERM");
+    BOOST_TEST(*code == 0);
+    BOOST_TEST(ms(clock::now() - t0) >= ms(hard) - 20, "stopped before --hard-stop-after with a client still open");
+    BOOST_TEST(ms(clock::now() - t0) <= ms(hard + 1000ms + slack));
+    BOOST_TEST(deaf.socket().wait_peer_gone(clock::now() + 1s));
+}
+
+// A second signal means hard stop now.
+BOOST_AUTO_TEST_CASE(second_signal_stops_at_once) {
+    server srv({"--close-timeout", "30s", "--drain-spread", "10s", "--idle-timeout", "60s", "--ping-interval", "0s"});
+    auto deaf = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST_REQUIRE(deaf.echo("then deaf"));
+    auto tcp = raw_socket::connect(srv.host(), srv.tcp_port());
+    srv.signal(SIGTERM);
+    std::this_thread::sleep_for(300ms);
+    BOOST_TEST_REQUIRE(srv.running());
+    const auto t0 = clock::now();
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(1000ms + slack + 2s);
+    BOOST_TEST_REQUIRE(code.has_value(), "still running " << ms(clock::now() - t0) << " ms after the second SIGTERM");
+    BOOST_TEST(*code == 0);
+    BOOST_TEST(ms(clock::now() - t0) <= ms(1000ms + slack));
+    BOOST_TEST(srv.log().find("hard stop") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
