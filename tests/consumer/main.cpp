@@ -1,4 +1,4 @@
-// Exits 0 only if a timeout scheduled on an installed idlewheel fires.
+// Exits 0 only if a timeout scheduled on the consumed idlewheel fires.
 #include <idlewheel/idlewheel.hpp>
 
 #include <boost/asio/io_context.hpp>
