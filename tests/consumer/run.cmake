@@ -1,6 +1,7 @@
 # ctest driver for tests/consumer: the three ways to consume idlewheel, each configured, built
 # and run as a separate project; plus find_package refusing an incompatible major version.
-# Inputs: SOURCE_DIR, BUILD_DIR (the configured idlewheel build to install), WORK_DIR.
+# Inputs: SOURCE_DIR, BUILD_DIR (the configured idlewheel build to install), WORK_DIR,
+# STANDALONE (ON: that build is IDLEWHEEL_STANDALONE_ASIO, and so are the source consumers).
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
@@ -9,7 +10,7 @@ function(step)
   endif()
 endfunction()
 function(consume name)
-  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" ${ARGN})
+  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" "-DIDLEWHEEL_EXPECT_STANDALONE=${STANDALONE}" ${ARGN})
   step(${CMAKE_COMMAND} --build "${WORK_DIR}/${name}")
   step("${WORK_DIR}/${name}/consumer")
   message(STATUS "consumer test: ${name}: built and ran")
@@ -29,7 +30,8 @@ endif()
 message(STATUS "consumer test: find_package(idlewheel 2.0) refused 1.x")
 
 # 2. add_subdirectory of the source tree.
-consume(add_subdirectory "-DIDLEWHEEL_CONSUME=add_subdirectory" "-DIDLEWHEEL_SOURCE=${SOURCE_DIR}")
+set(flavour "-DIDLEWHEEL_STANDALONE_ASIO=${STANDALONE}")
+consume(add_subdirectory ${flavour} "-DIDLEWHEEL_CONSUME=add_subdirectory" "-DIDLEWHEEL_SOURCE=${SOURCE_DIR}")
 
 # 3. FetchContent from a local path: an archive of the sources the way a release ships them
 #    (the library, its CMake files and the top-level project file; no tests, no build tree).
@@ -38,4 +40,4 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E tar czf "${WORK_DIR}/idlewheel.tar.g
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer test: could not pack the sources for FetchContent")
 endif()
-consume(FetchContent "-DIDLEWHEEL_CONSUME=FetchContent" "-DIDLEWHEEL_SOURCE=${WORK_DIR}/idlewheel.tar.gz")
+consume(FetchContent ${flavour} "-DIDLEWHEEL_CONSUME=FetchContent" "-DIDLEWHEEL_SOURCE=${WORK_DIR}/idlewheel.tar.gz")
