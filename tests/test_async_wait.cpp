@@ -7,24 +7,12 @@
 // the io_context is only ever polled.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/manual_clock.hpp>
 
 #define BOOST_TEST_MODULE async_wait
-#include <boost/asio/bind_allocator.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/bind_executor.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/use_future.hpp>
-#include <boost/system/system_error.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <array>
@@ -41,25 +29,16 @@
 
 namespace {
 
-namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using idlewheel::manual_clock;
 using idlewheel::test::advance_and_poll;
+using idlewheel::test::clock_reset;
 using idlewheel::test::advance_until;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
+using idlewheel::test::wheel_fixture;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
-using boost::system::error_code;
-
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
-
-struct wheel_fixture : clock_reset {
-    asio::io_context io;
-    manual_clock::time_point t0 = manual_clock::now();
-    wheel_type wheel{io};
-};
+using idlewheel::error_code;
 
 // Beast's "handler that must be called exactly once", and it records how: `initiating` is
 // true while the initiating function runs, so a call from inside it is caught.
@@ -123,14 +102,14 @@ struct counting_allocator {
     }
 };
 
-constexpr std::array<asio::cancellation_type, 3> cancellation_types{
-    asio::cancellation_type::terminal, asio::cancellation_type::partial, asio::cancellation_type::total};
+constexpr std::array<net::cancellation_type, 3> cancellation_types{
+    net::cancellation_type::terminal, net::cancellation_type::partial, net::cancellation_type::total};
 
-const char* name(asio::cancellation_type t) {
+const char* name(net::cancellation_type t) {
     switch (t) {
-        case asio::cancellation_type::terminal: return "terminal";
-        case asio::cancellation_type::partial: return "partial";
-        case asio::cancellation_type::total: return "total";
+        case net::cancellation_type::terminal: return "terminal";
+        case net::cancellation_type::partial: return "partial";
+        case net::cancellation_type::total: return "total";
         default: return "other";
     }
 }
@@ -238,7 +217,7 @@ BOOST_FIXTURE_TEST_CASE(immediate_errors_are_posted_even_inside_a_handler, wheel
     completion refused;
     completion stopped;
     bool ran = false;
-    asio::post(io, [&] {
+    net::post(io, [&] {
         start_wait(limited, 1s, refused, t0);
         start_wait(wheel, 1s, stopped, t0);
         ran = true;
@@ -254,27 +233,27 @@ BOOST_FIXTURE_TEST_CASE(immediate_errors_are_posted_even_inside_a_handler, wheel
 }
 
 BOOST_FIXTURE_TEST_CASE(stop_and_destruction_abort_pending_waits, clock_reset) {
-    asio::io_context io;
+    net::io_context io;
     const auto t0 = manual_clock::now();
     std::optional<wheel_type> wheel(std::in_place, io);
     completion by_stop;
     completion by_destruction;
     start_wait(*wheel, 1s, by_stop, t0);
     advance_and_poll(io, 10ms);
-    asio::post(io, [&] {
+    net::post(io, [&] {
         by_stop.initiating = true;  // "inside" now means inside stop()
         wheel->stop();
         by_stop.initiating = false;
     });
     poll(io);
     BOOST_TEST(by_stop.calls == 1);
-    BOOST_TEST(by_stop.ec == asio::error::operation_aborted);
+    BOOST_TEST(by_stop.ec == net::error::operation_aborted);
     BOOST_TEST(!by_stop.called_inside_initiation);
 
     wheel.emplace(io);
     start_wait(*wheel, 1s, by_destruction, t0);
     advance_and_poll(io, 10ms);
-    asio::post(io, [&] {
+    net::post(io, [&] {
         by_destruction.initiating = true;
         wheel.reset();
         by_destruction.initiating = false;
@@ -282,7 +261,7 @@ BOOST_FIXTURE_TEST_CASE(stop_and_destruction_abort_pending_waits, clock_reset) {
     poll(io);
     BOOST_TEST(!by_destruction.called_inside_initiation);
     BOOST_TEST(by_destruction.calls == 1);
-    BOOST_TEST(by_destruction.ec == asio::error::operation_aborted);
+    BOOST_TEST(by_destruction.ec == net::error::operation_aborted);
     BOOST_TEST(by_destruction.at == 20);
     BOOST_TEST(io.stopped());
 }
@@ -293,17 +272,17 @@ BOOST_AUTO_TEST_SUITE(tokens)
 
 namespace {
 
-asio::awaitable<void> sleep_twice(wheel_type& wheel, std::vector<std::int64_t>& at, manual_clock::time_point t0) {
-    co_await wheel.async_wait(100ms, asio::use_awaitable);
+net::awaitable<void> sleep_twice(wheel_type& wheel, std::vector<std::int64_t>& at, manual_clock::time_point t0) {
+    co_await wheel.async_wait(100ms, net::use_awaitable);
     at.push_back(ms_since(t0));
-    co_await wheel.async_wait(250ms, asio::use_awaitable);
+    co_await wheel.async_wait(250ms, net::use_awaitable);
     at.push_back(ms_since(t0));
 }
 
-asio::awaitable<void> wait_until_stopped(wheel_type& wheel, error_code& result) {
+net::awaitable<void> wait_until_stopped(wheel_type& wheel, error_code& result) {
     try {
-        co_await wheel.async_wait(1h, asio::use_awaitable);
-    } catch (const boost::system::system_error& e) {
+        co_await wheel.async_wait(1h, net::use_awaitable);
+    } catch (const idlewheel::system_error& e) {
         result = e.code();
     }
 }
@@ -314,7 +293,7 @@ BOOST_FIXTURE_TEST_CASE(use_awaitable, wheel_fixture) {
     std::vector<std::int64_t> at;
     std::exception_ptr failure;
     bool done = false;
-    asio::co_spawn(io, sleep_twice(wheel, at, t0), [&](std::exception_ptr e) {
+    net::co_spawn(io, sleep_twice(wheel, at, t0), [&](std::exception_ptr e) {
         failure = e;
         done = true;
     });
@@ -328,19 +307,19 @@ BOOST_FIXTURE_TEST_CASE(use_awaitable, wheel_fixture) {
 BOOST_FIXTURE_TEST_CASE(use_awaitable_error_is_thrown, wheel_fixture) {
     error_code result;
     bool done = false;
-    asio::co_spawn(io, wait_until_stopped(wheel, result), [&](std::exception_ptr) { done = true; });
+    net::co_spawn(io, wait_until_stopped(wheel, result), [&](std::exception_ptr) { done = true; });
     advance_and_poll(io, 10ms);
     BOOST_TEST(!done);
     BOOST_TEST(wheel.pending() == 1U);
     wheel.stop();
     poll(io);
     BOOST_TEST(done);
-    BOOST_TEST(result == asio::error::operation_aborted);
+    BOOST_TEST(result == net::error::operation_aborted);
 }
 
 // deferred: nothing starts until the operation is launched, and the delay counts from then.
 BOOST_FIXTURE_TEST_CASE(deferred, wheel_fixture) {
-    auto op = wheel.async_wait(50ms, asio::deferred);
+    auto op = wheel.async_wait(50ms, idlewheel::test::deferred);
     advance_and_poll(io, 30ms);
     BOOST_TEST(wheel.pending() == 0U);
     completion c;
@@ -358,7 +337,7 @@ BOOST_FIXTURE_TEST_CASE(deferred, wheel_fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(use_future, wheel_fixture) {
-    std::future<void> f = wheel.async_wait(20ms, asio::use_future);
+    std::future<void> f = wheel.async_wait(20ms, net::use_future);
     advance_and_poll(io, 19ms);
     BOOST_TEST((f.wait_for(0s) == std::future_status::timeout));
     advance_and_poll(io, 1ms);
@@ -366,30 +345,30 @@ BOOST_FIXTURE_TEST_CASE(use_future, wheel_fixture) {
     BOOST_CHECK_NO_THROW(f.get());
 
     // Cancelled: the future carries operation_aborted as a system_error.
-    asio::cancellation_signal signal;
-    std::future<void> g = wheel.async_wait(1s, asio::bind_cancellation_slot(signal.slot(), asio::use_future));
+    net::cancellation_signal signal;
+    std::future<void> g = wheel.async_wait(1s, net::bind_cancellation_slot(signal.slot(), net::use_future));
     advance_and_poll(io, 10ms);
-    signal.emit(asio::cancellation_type::terminal);
+    signal.emit(net::cancellation_type::terminal);
     poll(io);
-    BOOST_CHECK_EXCEPTION(g.get(), boost::system::system_error,
-                          [](const auto& e) { return e.code() == asio::error::operation_aborted; });
+    BOOST_CHECK_EXCEPTION(g.get(), idlewheel::system_error,
+                          [](const auto& e) { return e.code() == net::error::operation_aborted; });
 
-    std::future<void> h = wheel.async_wait(1s, asio::use_future);
+    std::future<void> h = wheel.async_wait(1s, net::use_future);
     wheel.stop();
     poll(io);
-    BOOST_CHECK_EXCEPTION(h.get(), boost::system::system_error,
-                          [](const auto& e) { return e.code() == asio::error::operation_aborted; });
+    BOOST_CHECK_EXCEPTION(h.get(), idlewheel::system_error,
+                          [](const auto& e) { return e.code() == net::error::operation_aborted; });
     BOOST_TEST(wheel.stats().expired == 1U);
 }
 
 BOOST_FIXTURE_TEST_CASE(parallel_group_race, wheel_fixture) {
-    using namespace asio::experimental;
+    using namespace net::experimental;
     int calls = 0;
     std::array<std::size_t, 2> order{};
     error_code fast;
     error_code slow;
     std::int64_t at = -1;
-    make_parallel_group(wheel.async_wait(10ms, asio::deferred), wheel.async_wait(50ms, asio::deferred))
+    make_parallel_group(wheel.async_wait(10ms, idlewheel::test::deferred), wheel.async_wait(50ms, idlewheel::test::deferred))
         .async_wait(wait_for_one(), [&](std::array<std::size_t, 2> o, error_code e1, error_code e2) {
             ++calls;
             order = o;
@@ -402,7 +381,7 @@ BOOST_FIXTURE_TEST_CASE(parallel_group_race, wheel_fixture) {
     BOOST_TEST(calls == 1);
     BOOST_TEST(order[0] == 0U);
     BOOST_TEST(!fast);
-    BOOST_TEST(slow == asio::error::operation_aborted);
+    BOOST_TEST(slow == net::error::operation_aborted);
     BOOST_TEST(at == 10);
     BOOST_TEST(wheel.pending() == 0U);
     // The loser was taken out of the wheel: nothing woke up for it.
@@ -412,9 +391,9 @@ BOOST_FIXTURE_TEST_CASE(parallel_group_race, wheel_fixture) {
 
 namespace {
 
-asio::awaitable<void> race(wheel_type& wheel, std::size_t& winner, std::int64_t& at, manual_clock::time_point t0) {
-    using namespace asio::experimental::awaitable_operators;
-    const auto result = co_await (wheel.async_wait(50ms, asio::use_awaitable) || wheel.async_wait(20ms, asio::use_awaitable));
+net::awaitable<void> race(wheel_type& wheel, std::size_t& winner, std::int64_t& at, manual_clock::time_point t0) {
+    using namespace net::experimental::awaitable_operators;
+    const auto result = co_await (wheel.async_wait(50ms, net::use_awaitable) || wheel.async_wait(20ms, net::use_awaitable));
     winner = result.index();
     at = ms_since(t0);
 }
@@ -426,7 +405,7 @@ BOOST_FIXTURE_TEST_CASE(awaitable_operators_race, wheel_fixture) {
     std::int64_t at = -1;
     bool done = false;
     std::exception_ptr failure;
-    asio::co_spawn(io, race(wheel, winner, at, t0), [&](std::exception_ptr e) {
+    net::co_spawn(io, race(wheel, winner, at, t0), [&](std::exception_ptr e) {
         failure = e;
         done = true;
     });
@@ -447,19 +426,19 @@ BOOST_AUTO_TEST_CASE(every_type_aborts_a_pending_wait) {
     for (const auto type : cancellation_types) {
         BOOST_TEST_CONTEXT(name(type)) {
             manual_clock::reset();
-            asio::io_context io;
+            net::io_context io;
             const auto t0 = manual_clock::now();
             wheel_type wheel(io);
-            asio::cancellation_signal signal;
+            net::cancellation_signal signal;
             completion c;
-            start_wait(wheel, 1s, c, t0, [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); });
+            start_wait(wheel, 1s, c, t0, [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); });
             advance_and_poll(io, 100ms);
             BOOST_TEST(wheel.pending() == 1U);
 
             // Emitted from a handler on the wheel's context, where a dispatch would run inline.
             std::size_t pending_after_emit = 99;
             bool emitted = false;
-            asio::post(io, [&] {
+            net::post(io, [&] {
                 c.initiating = true;  // "inside" now means inside emit()
                 signal.emit(type);
                 c.initiating = false;
@@ -471,7 +450,7 @@ BOOST_AUTO_TEST_CASE(every_type_aborts_a_pending_wait) {
             BOOST_TEST(emitted);
             BOOST_TEST(pending_after_emit == 0U);
             BOOST_TEST(c.calls == 1);
-            BOOST_TEST(c.ec == asio::error::operation_aborted);
+            BOOST_TEST(c.ec == net::error::operation_aborted);
             BOOST_TEST(c.at == 100);
             BOOST_TEST(!c.called_inside_initiation);
             BOOST_TEST(io.stopped());  // it was the last: the Asio wait went too
@@ -489,10 +468,10 @@ BOOST_AUTO_TEST_CASE(every_type_aborts_a_pending_wait) {
 }
 
 BOOST_FIXTURE_TEST_CASE(none_is_not_a_cancellation, wheel_fixture) {
-    asio::cancellation_signal signal;
+    net::cancellation_signal signal;
     completion c;
-    start_wait(wheel, 50ms, c, t0, [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); });
-    signal.emit(asio::cancellation_type::none);
+    start_wait(wheel, 50ms, c, t0, [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); });
+    signal.emit(net::cancellation_type::none);
     BOOST_TEST(wheel.pending() == 1U);
     advance_and_poll(io, 50ms);
     BOOST_TEST(c.calls == 1);
@@ -500,16 +479,16 @@ BOOST_FIXTURE_TEST_CASE(none_is_not_a_cancellation, wheel_fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(only_the_bound_wait_is_cancelled, wheel_fixture) {
-    asio::cancellation_signal signal;
+    net::cancellation_signal signal;
     completion cancelled;
     completion other;
-    start_wait(wheel, 50ms, cancelled, t0, [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); });
+    start_wait(wheel, 50ms, cancelled, t0, [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); });
     start_wait(wheel, 80ms, other, t0);
-    signal.emit(asio::cancellation_type::terminal);
+    signal.emit(net::cancellation_type::terminal);
     BOOST_TEST(wheel.pending() == 1U);
     advance_and_poll(io, 100ms);
     BOOST_TEST(cancelled.calls == 1);
-    BOOST_TEST(cancelled.ec == asio::error::operation_aborted);
+    BOOST_TEST(cancelled.ec == net::error::operation_aborted);
     BOOST_TEST(cancelled.at == 0);
     BOOST_TEST(other.calls == 1);
     BOOST_TEST(!other.ec);
@@ -517,16 +496,16 @@ BOOST_FIXTURE_TEST_CASE(only_the_bound_wait_is_cancelled, wheel_fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(emit_after_completion_and_slot_reuse, wheel_fixture) {
-    asio::cancellation_signal signal;
-    auto bind = [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); };
+    net::cancellation_signal signal;
+    auto bind = [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); };
     completion first;
     start_wait(wheel, 20ms, first, t0, bind);
     advance_and_poll(io, 20ms);
     BOOST_TEST(first.calls == 1);
     BOOST_TEST(!first.ec);
     BOOST_TEST(!signal.slot().has_handler());  // the wait let go of the slot as it completed
-    signal.emit(asio::cancellation_type::terminal);
-    signal.emit(asio::cancellation_type::total);
+    signal.emit(net::cancellation_type::terminal);
+    signal.emit(net::cancellation_type::total);
     poll(io);
     BOOST_TEST(first.calls == 1);
     BOOST_TEST(!first.ec);
@@ -535,10 +514,10 @@ BOOST_FIXTURE_TEST_CASE(emit_after_completion_and_slot_reuse, wheel_fixture) {
     completion second;
     start_wait(wheel, 20ms, second, t0, bind);
     advance_and_poll(io, 10ms);
-    signal.emit(asio::cancellation_type::partial);
+    signal.emit(net::cancellation_type::partial);
     poll(io);
     BOOST_TEST(second.calls == 1);
-    BOOST_TEST(second.ec == asio::error::operation_aborted);
+    BOOST_TEST(second.ec == net::error::operation_aborted);
     BOOST_TEST(second.at == 30);
 
     completion third;
@@ -552,39 +531,39 @@ BOOST_FIXTURE_TEST_CASE(emit_after_completion_and_slot_reuse, wheel_fixture) {
 // Due, but waiting in a batch that max_run_per_wakeup cut short: it is still pending, and a
 // cancellation then must win over the success it was about to get.
 BOOST_FIXTURE_TEST_CASE(cancelled_while_due_in_a_bounded_batch, clock_reset) {
-    asio::io_context io;
+    net::io_context io;
     const auto t0 = manual_clock::now();
     wheel_type wheel(io, {.max_run_per_wakeup = 1});
-    asio::cancellation_signal signal;
+    net::cancellation_signal signal;
     completion first;
     completion second;
     start_wait(wheel, 10ms, first, t0);
-    start_wait(wheel, 10ms, second, t0, [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); });
+    start_wait(wheel, 10ms, second, t0, [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); });
     manual_clock::advance(10ms);
     io.poll_one();  // the wake-up: completes `first` (posted) and queues its continuation
     io.poll_one();  // first's handler
     BOOST_TEST(first.calls == 1);
     BOOST_TEST(second.calls == 0);
     BOOST_TEST(wheel.pending() == 1U);
-    signal.emit(asio::cancellation_type::terminal);
+    signal.emit(net::cancellation_type::terminal);
     BOOST_TEST(wheel.pending() == 0U);
     poll(io);
     BOOST_TEST(second.calls == 1);
-    BOOST_TEST(second.ec == asio::error::operation_aborted);
+    BOOST_TEST(second.ec == net::error::operation_aborted);
     BOOST_TEST(wheel.stats().expired == 1U);
     BOOST_TEST(wheel.stats().cancelled == 1U);
 }
 
 BOOST_FIXTURE_TEST_CASE(refused_wait_leaves_the_slot_empty, wheel_fixture) {
     wheel.stop();
-    asio::cancellation_signal signal;
+    net::cancellation_signal signal;
     completion c;
-    start_wait(wheel, 1s, c, t0, [&signal](auto h) { return asio::bind_cancellation_slot(signal.slot(), h); });
+    start_wait(wheel, 1s, c, t0, [&signal](auto h) { return net::bind_cancellation_slot(signal.slot(), h); });
     poll(io);
     BOOST_TEST(c.calls == 1);
     BOOST_TEST(c.ec == make_error_code(idlewheel::error::stopped));
     BOOST_TEST(!signal.slot().has_handler());
-    signal.emit(asio::cancellation_type::terminal);
+    signal.emit(net::cancellation_type::terminal);
     poll(io);
     BOOST_TEST(c.calls == 1);
 }
@@ -594,10 +573,10 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(associated_executor)
 
 BOOST_FIXTURE_TEST_CASE(runs_on_a_bound_strand, wheel_fixture) {
-    auto strand = asio::make_strand(io);
+    auto strand = net::make_strand(io);
     int calls = 0;
     bool in_strand = false;
-    wheel.async_wait(20ms, asio::bind_executor(strand, [&](error_code ec) {
+    wheel.async_wait(20ms, net::bind_executor(strand, [&](error_code ec) {
                          ++calls;
                          in_strand = !ec && strand.running_in_this_thread();
                      }));
@@ -607,11 +586,11 @@ BOOST_FIXTURE_TEST_CASE(runs_on_a_bound_strand, wheel_fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(runs_on_a_second_io_context, wheel_fixture) {
-    asio::io_context io2;
+    net::io_context io2;
     completion c;
     bool on_io2 = false;
     bool on_io = true;
-    wheel.async_wait(20ms, asio::bind_executor(io2, [&](error_code ec) {
+    wheel.async_wait(20ms, net::bind_executor(io2, [&](error_code ec) {
                          completion_handler{&c, t0}(ec);
                          on_io2 = io2.get_executor().running_in_this_thread();
                          on_io = io.get_executor().running_in_this_thread();
@@ -631,22 +610,22 @@ BOOST_FIXTURE_TEST_CASE(runs_on_a_second_io_context, wheel_fixture) {
     // Aborted waits go there too.
     completion aborted;
     io2.restart();
-    wheel.async_wait(1s, asio::bind_executor(io2, completion_handler{&aborted, t0}));
+    wheel.async_wait(1s, net::bind_executor(io2, completion_handler{&aborted, t0}));
     wheel.stop();
     poll(io);
     BOOST_TEST(aborted.calls == 0);
     BOOST_TEST(io2.poll() == 1U);
     BOOST_TEST(aborted.calls == 1);
-    BOOST_TEST(aborted.ec == asio::error::operation_aborted);
+    BOOST_TEST(aborted.ec == net::error::operation_aborted);
 }
 
 // io2.run() on its own thread has nothing to do but wait for our handler: it must not return
 // before the handler arrived (if it did, the handler would never run).
 BOOST_FIXTURE_TEST_CASE(a_second_io_context_run_waits_for_the_handler, wheel_fixture) {
-    asio::io_context io2;
+    net::io_context io2;
     std::promise<std::thread::id> ran_on;
     auto ran = ran_on.get_future();
-    wheel.async_wait(20ms, asio::bind_executor(io2, [&ran_on](error_code ec) {
+    wheel.async_wait(20ms, net::bind_executor(io2, [&ran_on](error_code ec) {
                          if (!ec) ran_on.set_value(std::this_thread::get_id());
                      }));
     bool run_returned_early = false;
@@ -674,7 +653,7 @@ BOOST_FIXTURE_TEST_CASE(one_allocation_freed_before_the_upcall, wheel_fixture) {
     allocation_counts counts;
     int calls = 0;
     int deallocations_seen = -1;
-    wheel.async_wait(20ms, asio::bind_allocator(counting_allocator<void>(&counts), [&](error_code ec) {
+    wheel.async_wait(20ms, net::bind_allocator(counting_allocator<void>(&counts), [&](error_code ec) {
                          calls += ec ? 100 : 1;
                          deallocations_seen = counts.deallocations;
                      }));
@@ -691,15 +670,15 @@ BOOST_FIXTURE_TEST_CASE(cancelled_and_refused_paths_free_it_too, wheel_fixture) 
     allocation_counts counts;
     std::vector<int> seen;  // deallocations at each upcall
     auto handler = [&](error_code) { seen.push_back(counts.deallocations); };
-    asio::cancellation_signal signal;
-    wheel.async_wait(1s, asio::bind_cancellation_slot(
-                             signal.slot(), asio::bind_allocator(counting_allocator<void>(&counts), handler)));
-    signal.emit(asio::cancellation_type::terminal);
+    net::cancellation_signal signal;
+    wheel.async_wait(1s, net::bind_cancellation_slot(
+                             signal.slot(), net::bind_allocator(counting_allocator<void>(&counts), handler)));
+    signal.emit(net::cancellation_type::terminal);
     poll(io);
-    wheel.async_wait(1s, asio::bind_allocator(counting_allocator<void>(&counts), handler));
+    wheel.async_wait(1s, net::bind_allocator(counting_allocator<void>(&counts), handler));
     wheel.stop();
     poll(io);
-    wheel.async_wait(1s, asio::bind_allocator(counting_allocator<void>(&counts), handler));
+    wheel.async_wait(1s, net::bind_allocator(counting_allocator<void>(&counts), handler));
     poll(io);
     BOOST_TEST(seen == (std::vector<int>{1, 2, 3}), boost::test_tools::per_element());
     BOOST_TEST(counts.allocations == 3);
@@ -711,7 +690,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(limits)
 
 BOOST_FIXTURE_TEST_CASE(max_pending_refuses_a_wait, clock_reset) {
-    asio::io_context io;
+    net::io_context io;
     const auto t0 = manual_clock::now();
     wheel_type wheel(io, {.max_pending = 2});
     wheel.schedule(10ms, [] {});

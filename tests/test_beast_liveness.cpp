@@ -8,18 +8,12 @@
 // before the configured time) and a generous upper bound (a loaded 2-core machine, ASan).
 // Every wait is bounded by `patience`, which only a failing test reaches: nothing hangs.
 
+#include "support/net.hpp"
 #include "support/ws_echo_server.hpp"
 
 #define BOOST_TEST_MODULE test_beast_liveness
 #include <boost/test/unit_test.hpp>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 
 #include <algorithm>
@@ -40,7 +34,6 @@ namespace {
 
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
-namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using steady_clock = std::chrono::steady_clock;
 using ws_stream = websocket::stream<tcp::socket>;
@@ -48,7 +41,7 @@ using namespace std::chrono_literals;
 using ws_echo::close_cause;
 
 constexpr auto patience = 10s;  // the bound of every wait; reached only when a test fails
-constexpr auto as_result = net::as_tuple(net::use_awaitable);
+constexpr auto as_result = idlewheel::test::as_tuple(net::use_awaitable);
 
 // Whole milliseconds, a plain number that Boost.Test prints when an expectation fails.
 // Truncation keeps a lower bound strict: a duration >= 200 ms is never reported below 200.
@@ -84,7 +77,9 @@ public:
         if (!thread_.joinable()) return f();
         std::packaged_task<std::invoke_result_t<F&>()> task(std::move(f));
         auto result = task.get_future();
-        net::post(io_, std::move(task));
+        // Posted inside a lambda: Asio 1.30 (Boost 1.84) and newer take a packaged_task passed as
+        // the token itself as "complete into its future" and call get_future() a second time.
+        net::post(io_, [t = std::move(task)]() mutable { t(); });
         if (result.wait_for(patience) != std::future_status::ready)
             throw std::runtime_error("the server thread did not answer");
         return result.get();

@@ -10,6 +10,7 @@
 // against the bounds of their contracts.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/manual_clock.hpp>
@@ -17,10 +18,6 @@
 #include <idlewheel/timer_node.hpp>
 
 #define BOOST_TEST_MODULE clock_read
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/system/system_error.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -39,29 +36,15 @@ using idlewheel::manual_clock;
 using idlewheel::test::advance_and_poll;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
+using idlewheel::test::session;
+using idlewheel::test::tick_ms;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
-using boost::system::error_code;
+using idlewheel::error_code;
 
-constexpr std::int64_t tick_ms = 10;
 const idlewheel::wheel_options per_tick{.clock = idlewheel::clock_read::per_tick};
 
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
-
-struct fixture : clock_reset {
-    boost::asio::io_context io;
-    manual_clock::time_point t0 = manual_clock::now();
-    wheel_type wheel{io, per_tick};
-};
-
-struct session {
-    explicit session(manual_clock::time_point origin) : t0(origin) {}
-    void on_timer() { fired.push_back(ms_since(t0)); }
-
-    manual_clock::time_point t0;
-    std::vector<std::int64_t> fired;
-    idlewheel::timer_node node{idlewheel::call_member<&session::on_timer>(this)};
+struct fixture : idlewheel::test::wheel_fixture {
+    fixture() : wheel_fixture(per_tick) {}
 };
 
 // Keeps the wheel awake and current: a node re-armed every tick, as a busy server's wheel is.
@@ -87,7 +70,7 @@ BOOST_AUTO_TEST_CASE(never_early_and_at_most_two_ticks_late_on_an_awake_wheel) {
     constexpr int max_delay = 120;
     for (int phase = 0; phase < tick_ms; ++phase) {
         manual_clock::reset();
-        boost::asio::io_context io;
+        net::io_context io;
         wheel_type wheel(io, per_tick);
         const auto origin = manual_clock::now();
         heartbeat beat(wheel);
@@ -242,13 +225,13 @@ BOOST_FIXTURE_TEST_CASE(async_wait_staged_completes_and_cancels, fixture) {
         got = ec;
         at = ms_since(t0);
     });
-    boost::asio::cancellation_signal sig;
+    net::cancellation_signal sig;
     int aborted = 0;
-    wheel.async_wait(30ms, boost::asio::bind_cancellation_slot(sig.slot(), [&aborted](error_code ec) {
-                         if (ec == boost::asio::error::operation_aborted) ++aborted;
+    wheel.async_wait(30ms, net::bind_cancellation_slot(sig.slot(), [&aborted](error_code ec) {
+                         if (ec == net::error::operation_aborted) ++aborted;
                      }));
     BOOST_TEST(wheel.pending() == 3U);
-    sig.emit(boost::asio::cancellation_type::terminal);  // while staged
+    sig.emit(net::cancellation_type::terminal);  // while staged
     poll(io);
     BOOST_TEST(aborted == 1);
     BOOST_TEST(wheel.pending() == 2U);
@@ -267,7 +250,7 @@ BOOST_FIXTURE_TEST_CASE(max_pending_counts_staged_entries, fixture) {
     try {
         bounded.schedule(c.node, 1s);
         BOOST_FAIL("a third entry was accepted");
-    } catch (const boost::system::system_error& e) {
+    } catch (const idlewheel::system_error& e) {
         BOOST_TEST((e.code() == make_error_code(idlewheel::error::too_many_pending)));
     }
     bounded.schedule(a.node, 2s);  // a move is never refused
@@ -300,7 +283,7 @@ BOOST_FIXTURE_TEST_CASE(stop_returns_staged_handles_and_aborts_staged_waits, fix
     advance_and_poll(io, 3s);
     BOOST_TEST(runs == 0);
     BOOST_TEST(s.fired.empty());
-    BOOST_TEST((got == boost::asio::error::operation_aborted));
+    BOOST_TEST((got == net::error::operation_aborted));
 }
 
 // expire_all() gives staged entries their deadlines first, so everything runs in deadline order.
@@ -319,7 +302,7 @@ BOOST_FIXTURE_TEST_CASE(expire_all_runs_staged_entries_in_deadline_order, fixtur
 
 BOOST_AUTO_TEST_CASE(destroying_the_wheel_with_staged_entries) {
     manual_clock::reset();
-    boost::asio::io_context io;
+    net::io_context io;
     auto wheel = std::make_unique<wheel_type>(io, per_tick);
     int runs = 0;
     auto t = wheel->schedule(10ms, [&runs] { ++runs; });
@@ -332,7 +315,7 @@ BOOST_AUTO_TEST_CASE(destroying_the_wheel_with_staged_entries) {
     BOOST_TEST(!s.node.pending());
     advance_and_poll(io, 50ms);
     BOOST_TEST(runs == 0);
-    BOOST_TEST((got == boost::asio::error::operation_aborted));
+    BOOST_TEST((got == net::error::operation_aborted));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_callback_staging_more_work, fixture) {
@@ -366,7 +349,7 @@ BOOST_AUTO_TEST_CASE(both_modes_keep_their_contracts) {
         for (std::uint32_t seed = 1; seed <= 8; ++seed) {
             BOOST_TEST_CONTEXT("mode " << static_cast<int>(mode) << ", seed " << seed) {
                 manual_clock::reset();
-                boost::asio::io_context io;
+                net::io_context io;
                 wheel_type wheel(io, {.clock = mode});
                 const auto origin = manual_clock::now();
                 std::mt19937 rng(seed);

@@ -12,6 +12,7 @@
 //  - per_tick: how staged entries order against absolute ones of the same tick.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/error.hpp>
@@ -40,21 +41,13 @@ namespace {
 using namespace std::chrono_literals;
 using idlewheel::manual_clock;
 using idlewheel::test::advance_and_poll;
+using idlewheel::test::clock_reset;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
 using ns = std::chrono::nanoseconds;
-namespace net = idlewheel::net;
 
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
-
-struct fixture : clock_reset {
-    net::io_context io;
-    manual_clock::time_point t0 = manual_clock::now();
-    wheel_type wheel{io};
-};
+using fixture = idlewheel::test::wheel_fixture;
 
 template <class D>
 ns ceil_ns(D d) {

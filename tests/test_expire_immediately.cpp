@@ -7,6 +7,7 @@
 // inline in the call that scheduled it. Off: delays count again.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/idle_watch.hpp>
@@ -30,16 +31,8 @@ using idlewheel::test::advance_and_poll;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
-namespace net = idlewheel::net;
 
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
-
-struct fixture : clock_reset {
-    net::io_context io;
-    manual_clock::time_point t0 = manual_clock::now();
-    wheel_type wheel{io};
+struct fixture : idlewheel::test::wheel_fixture {
     std::vector<std::string> log;
 
     void note(const std::string& what) { log.push_back(what + " @" + std::to_string(ms_since(t0))); }

@@ -51,27 +51,17 @@ std::string name(state s) {
 
 std::chrono::milliseconds ms(std::int64_t n) { return std::chrono::milliseconds(n); }
 
-struct beat {
-    heartbeat_event event;
-    std::int64_t at;
-};
+using beat = idlewheel::test::liveness::event<heartbeat_event>;
 
 // The receiving end of a heartbeat: records every event with the manual time it came at.
-struct recorder {
+struct recorder : idlewheel::test::liveness::event_log<heartbeat_event> {
     explicit recorder(const scene& s) : stage(&s) {}
-    void on_heartbeat(heartbeat_event e) { events.push_back({e, stage->now_ms()}); }
+    void on_heartbeat(heartbeat_event e) { add(e, false, stage->now_ms()); }
     [[nodiscard]] idlewheel::heartbeat_handler handler() {
         return idlewheel::heartbeat_member<&recorder::on_heartbeat>(this);
     }
-    [[nodiscard]] std::vector<std::int64_t> times(heartbeat_event e) const {
-        std::vector<std::int64_t> out;
-        for (const auto& b : events)
-            if (b.event == e) out.push_back(b.at);
-        return out;
-    }
 
     const scene* stage;
-    std::vector<beat> events;
 };
 
 struct heartbeat_fixture : scene {
@@ -102,7 +92,7 @@ BOOST_AUTO_TEST_CASE(a_ping_after_ping_interval_of_silence) {
                 BOOST_TEST(name(hb.current()) == name(state::waiting));
                 s.step_to(phase + interval + tick_ms);
                 BOOST_TEST_REQUIRE(rec.events.size() == 1U);
-                BOOST_TEST(name(rec.events[0].event) == name(heartbeat_event::send_ping));
+                BOOST_TEST(name(rec.events[0].kind) == name(heartbeat_event::send_ping));
                 BOOST_TEST(rec.events[0].at - phase >= interval);
                 BOOST_TEST(rec.events[0].at - phase < interval + tick_ms);
                 BOOST_TEST(name(hb.current()) == name(state::awaiting_pong));
@@ -371,7 +361,7 @@ struct reacting_session {
         hb->start();
     }
     void on_heartbeat(heartbeat_event e) {
-        events.push_back({e, stage->now_ms()});
+        events.push_back({e, false, stage->now_ms()});
         if (on_ping == reaction::stop) hb->stop();
         if (on_ping == reaction::restart) hb->start();
         if (on_ping == reaction::destroy) hb.reset();
@@ -392,7 +382,7 @@ BOOST_AUTO_TEST_CASE(the_handler_may_stop_restart_or_destroy_its_heartbeat) {
             if (r == reaction::restart) {
                 // Every ping restarts the wait: a ping every 100 ms, never a death.
                 BOOST_TEST(session.events.size() == 10U);
-                for (const auto& b : session.events) BOOST_TEST(name(b.event) == name(heartbeat_event::send_ping));
+                for (const auto& b : session.events) BOOST_TEST(name(b.kind) == name(heartbeat_event::send_ping));
                 BOOST_TEST(s.live.dead_peers == 0U);
             } else {
                 BOOST_TEST_REQUIRE(session.events.size() == 1U);

@@ -67,33 +67,15 @@ void act(watch_type& w, idle_kind kind, std::int64_t t) {
 // wake-ups: strictly less than one tick for a whole number of ticks, two otherwise.
 std::int64_t lateness_bound(std::int64_t t_ms) { return t_ms % tick_ms == 0 ? tick_ms : 2 * tick_ms; }
 
-struct idle_event {
-    idle_kind kind;
-    bool first;
-    std::int64_t at;
-};
+using idle_event = idlewheel::test::liveness::event<idle_kind>;
 
 // The receiving end of a watch: records every report with the manual time it came at.
-struct recorder {
+struct recorder : idlewheel::test::liveness::event_log<idle_kind> {
     explicit recorder(const scene& s) : stage(&s) {}
-    void on_idle(idle_kind kind, bool first) { events.push_back({kind, first, stage->now_ms()}); }
+    void on_idle(idle_kind kind, bool first) { add(kind, first, stage->now_ms()); }
     [[nodiscard]] idlewheel::idle_handler handler() { return idlewheel::idle_member<&recorder::on_idle>(this); }
 
-    [[nodiscard]] std::vector<std::int64_t> times(idle_kind kind) const {
-        std::vector<std::int64_t> out;
-        for (const auto& e : events)
-            if (e.kind == kind) out.push_back(e.at);
-        return out;
-    }
-    [[nodiscard]] std::vector<bool> firsts(idle_kind kind) const {
-        std::vector<bool> out;
-        for (const auto& e : events)
-            if (e.kind == kind) out.push_back(e.first);
-        return out;
-    }
-
     const scene* stage;
-    std::vector<idle_event> events;
 };
 
 struct idle_fixture : scene {

@@ -6,6 +6,7 @@
 // tick, that activity does not move.
 
 #include "support/liveness_scene.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/idle_watch.hpp>
@@ -14,7 +15,6 @@
 #include <idlewheel/wheel_timer.hpp>
 
 #define BOOST_TEST_MODULE operation_deadline
-#include <boost/system/error_code.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -30,7 +30,7 @@ using idlewheel::test::liveness::scene;
 using idlewheel::test::liveness::tick_ms;
 using idlewheel::test::liveness::wheel_type;
 using deadline_type = idlewheel::basic_operation_deadline<wheel_type>;
-using boost::system::error_code;
+using idlewheel::error_code;
 
 std::chrono::milliseconds ms(std::int64_t n) { return std::chrono::milliseconds(n); }
 

@@ -7,11 +7,9 @@
 // only has to hold within a bound no scheduler delay reaches; io_context::run() returning at
 // all is part of every check (nothing is left armed). About half a second in all.
 
+#include "support/net.hpp"
+
 #define BOOST_TEST_MODULE realtime
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/system/error_code.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -24,7 +22,6 @@
 
 namespace {
 
-namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
@@ -37,7 +34,7 @@ std::int64_t us(steady::duration d) { return std::chrono::duration_cast<std::chr
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_timeout_is_not_early_and_not_forgotten) {
-    asio::io_context io;
+    net::io_context io;
     idlewheel::wheel_timer wheel(io, {.tick = tick});
     int calls = 0;
     steady::time_point fired;
@@ -56,14 +53,14 @@ BOOST_AUTO_TEST_CASE(a_timeout_is_not_early_and_not_forgotten) {
 }
 
 BOOST_AUTO_TEST_CASE(a_thousand_random_timeouts_none_early) {
-    asio::io_context io;
+    net::io_context io;
     idlewheel::wheel_timer wheel(io, {.tick = tick});
     struct record {
         steady::duration delay{};
         steady::time_point start;
         steady::time_point fired;
         int calls = 0;
-        boost::system::error_code ec;
+        idlewheel::error_code ec;
     };
     std::vector<record> r(1000);
     std::mt19937 random(20260121);  // fixed: a failure replays
@@ -73,7 +70,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_random_timeouts_none_early) {
         r[i].start = steady::now();
         // Every fourth one is an async_wait: same wheel, other completion path.
         if (i % 4 == 3) {
-            wheel.async_wait(r[i].delay, [&r, i](boost::system::error_code ec) {
+            wheel.async_wait(r[i].delay, [&r, i](idlewheel::error_code ec) {
                 ++r[i].calls;
                 r[i].ec = ec;
                 r[i].fired = steady::now();
@@ -120,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_random_timeouts_none_early) {
 // Netty's HashedWheelTimer wakes every tick, forever: 40 times in 200 ms at this tick. An idle
 // wheel, or one whose only timeout is far away or was cancelled, must not wake at all.
 BOOST_AUTO_TEST_CASE(an_idle_wheel_does_not_wake) {
-    asio::io_context io;
+    net::io_context io;
     idlewheel::wheel_timer empty(io, {.tick = tick});
     idlewheel::wheel_timer far(io, {.tick = tick});
     idlewheel::wheel_timer cancelled(io, {.tick = tick});
@@ -128,7 +125,7 @@ BOOST_AUTO_TEST_CASE(an_idle_wheel_does_not_wake) {
     auto far_away = far.schedule(10min, [&fired] { ++fired; });
     auto gone = cancelled.schedule(20ms, [&fired] { ++fired; });
     BOOST_TEST(gone.cancel());
-    auto guard = asio::make_work_guard(io);  // keep run_for() running its full time
+    auto guard = net::make_work_guard(io);  // keep run_for() running its full time
     io.run_for(200ms);
     BOOST_TEST(fired == 0);
     BOOST_TEST(empty.stats().wakeups == 0U);
@@ -142,11 +139,11 @@ BOOST_AUTO_TEST_CASE(an_idle_wheel_does_not_wake) {
 BOOST_AUTO_TEST_CASE(nothing_left_armed_after_drain_stop_or_cancel) {
     for (const std::string how : {"expire_all", "stop", "cancel"}) {
         BOOST_TEST_CONTEXT(how) {
-            asio::io_context io;
+            net::io_context io;
             idlewheel::wheel_timer wheel(io, {.tick = tick});
             int ran = 0;
             auto h = wheel.schedule(1h, [&ran] { ++ran; });
-            asio::post(io, [&] {
+            net::post(io, [&] {
                 if (how == "expire_all") BOOST_TEST(wheel.expire_all() == 1U);
                 if (how == "stop") BOOST_TEST(wheel.stop().size() == 1U);
                 if (how == "cancel") BOOST_TEST(h.cancel());

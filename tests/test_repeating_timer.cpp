@@ -7,6 +7,7 @@
 // sequences against a reference of when each round must run.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/manual_clock.hpp>
@@ -14,9 +15,6 @@
 #include <idlewheel/wheel_timer.hpp>
 
 #define BOOST_TEST_MODULE repeating_timer
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/system/system_error.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -58,21 +56,19 @@ namespace {
 using namespace std::chrono_literals;
 using idlewheel::manual_clock;
 using idlewheel::repeat_mode;
+using idlewheel::test::clock_reset;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
+using idlewheel::test::tick_ms;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
 using timer_type = idlewheel::basic_repeating_timer<wheel_type>;
 
-constexpr std::int64_t tick_ms = 10;
 constexpr std::int64_t ms_ns = 1'000'000;
 
-bool is_error(const boost::system::system_error& e, idlewheel::error expected) {
+bool is_error(const idlewheel::system_error& e, idlewheel::error expected) {
     return e.code() == make_error_code(expected);
 }
 
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
 
 // One io_context and one wheel on the manual clock; the wheel's origin is t0.
 struct scene : clock_reset {
@@ -104,7 +100,7 @@ struct scene : clock_reset {
         return thrown;
     }
 
-    boost::asio::io_context io;
+    net::io_context io;
     const manual_clock::time_point t0 = manual_clock::now();
     wheel_type wheel;
 };
@@ -827,10 +823,10 @@ BOOST_AUTO_TEST_CASE(a_stopped_wheel_drops_the_round_and_refuses_a_start) {
     try {
         t.timer->start();
         BOOST_FAIL("start() on a stopped wheel must throw");
-    } catch (const boost::system::system_error& e) {
+    } catch (const idlewheel::system_error& e) {
         BOOST_TEST(is_error(e, idlewheel::error::stopped));
     }
-    BOOST_CHECK_THROW(t.timer->restart(), boost::system::system_error);
+    BOOST_CHECK_THROW(t.timer->restart(), idlewheel::system_error);
     BOOST_TEST(!t.timer->running());
     t.timer->reset(5ms);  // stopped: only the period
     BOOST_TEST(!t.timer->run_once_now());
@@ -862,7 +858,7 @@ BOOST_AUTO_TEST_CASE(stopping_the_wheel_with_a_posted_run) {
 
 BOOST_AUTO_TEST_CASE(destroying_the_wheel_inside_the_callback) {
     clock_reset reset;
-    boost::asio::io_context io;
+    net::io_context io;
     auto wheel = std::make_unique<wheel_type>(io);
     int runs = 0;
     struct owner {
@@ -885,7 +881,7 @@ BOOST_AUTO_TEST_CASE(destroying_the_wheel_inside_the_callback) {
 
 BOOST_AUTO_TEST_CASE(the_timer_may_outlive_its_wheel) {
     clock_reset reset;
-    boost::asio::io_context io;
+    net::io_context io;
     std::optional<wheel_type> wheel(std::in_place, io);
     timer_type timer(*wheel, {[](void*) {}, nullptr}, 10ms);
     timer.start();
@@ -903,7 +899,7 @@ BOOST_AUTO_TEST_CASE(a_running_timer_keeps_its_entry_under_max_pending) {
         // The wheel is full (this timer's entry and the filler) while the callback runs.
         try {
             other.timer->start();
-        } catch (const boost::system::system_error& e) {
+        } catch (const idlewheel::system_error& e) {
             if (is_error(e, idlewheel::error::too_many_pending)) ++refused_inside;
         }
     };
@@ -912,7 +908,7 @@ BOOST_AUTO_TEST_CASE(a_running_timer_keeps_its_entry_under_max_pending) {
     try {
         other.timer->start();
         BOOST_FAIL("a third entry must be refused");
-    } catch (const boost::system::system_error& e) {
+    } catch (const idlewheel::system_error& e) {
         BOOST_TEST(is_error(e, idlewheel::error::too_many_pending));
     }
     BOOST_TEST(!other.timer->running());

@@ -7,6 +7,7 @@
 // clock in test_realtime.cpp.
 
 #include "support/manual_io.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/manual_clock.hpp>
@@ -14,9 +15,6 @@
 #include <idlewheel/timer_node.hpp>
 
 #define BOOST_TEST_MODULE wheel_timer
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/system/system_error.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -39,33 +37,19 @@ namespace {
 using namespace std::chrono_literals;
 using idlewheel::manual_clock;
 using idlewheel::test::advance_and_poll;
+using idlewheel::test::ceil_to_tick;
+using idlewheel::test::manual_fixture;
 using idlewheel::test::ms_since;
 using idlewheel::test::poll;
+using idlewheel::test::session;
+using idlewheel::test::tick_ms;
+using idlewheel::test::wheel_fixture;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
-using boost::system::error_code;
+using idlewheel::error_code;
 
-constexpr std::int64_t tick_ms = 10;  // wheel_options' default tick, which most tests use
-
-// The clock is process-wide: reset it before anything reads it (a base class, so that it runs
-// before the members' initialisers do).
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
-};
-
-struct manual_fixture : clock_reset {
-    boost::asio::io_context io;
-    manual_clock::time_point t0 = manual_clock::now();
-};
-
-struct wheel_fixture : manual_fixture {
-    wheel_type wheel{io};
-};
-
-bool is_error(const boost::system::system_error& e, idlewheel::error expected) {
+bool is_error(const idlewheel::system_error& e, idlewheel::error expected) {
     return e.code() == make_error_code(expected);
 }
-
-std::int64_t ceil_to_tick(std::int64_t ms) { return (ms + tick_ms - 1) / tick_ms * tick_ms; }
 
 // The receiving end of an async_wait that must complete exactly once.
 struct wait_result {
@@ -81,16 +65,6 @@ auto record(wait_result& r, manual_clock::time_point t0) {
         r.at = ms_since(t0);
     };
 }
-
-// A session-like owner of a node, the way the library expects nodes to be used.
-struct session {
-    explicit session(manual_clock::time_point origin) : t0(origin) {}
-    void on_timer() { fired.push_back(ms_since(t0)); }
-
-    manual_clock::time_point t0;
-    std::vector<std::int64_t> fired;
-    idlewheel::timer_node node{idlewheel::call_member<&session::on_timer>(this)};
-};
 
 // A clock whose resolution is 1 ms, to check a tick that does not survive the conversion.
 struct coarse_clock {
@@ -166,7 +140,7 @@ BOOST_AUTO_TEST_CASE(never_early_and_at_most_one_tick_late) {
     constexpr int max_delay = 250;
     for (int phase = 0; phase < tick_ms; ++phase) {
         manual_clock::reset();
-        boost::asio::io_context io;
+        net::io_context io;
         wheel_type wheel(io);
         const auto origin = manual_clock::now();
         manual_clock::advance(1000ms + std::chrono::milliseconds(phase));
@@ -273,7 +247,7 @@ BOOST_AUTO_TEST_CASE(huge_delays_saturate_and_stay_pending) {
     for (const auto tick : {std::chrono::nanoseconds(1ns), std::chrono::nanoseconds(10ms), std::chrono::nanoseconds(1h)}) {
         BOOST_TEST_CONTEXT("tick " << tick.count() << " ns") {
             manual_clock::reset();
-            boost::asio::io_context io;
+            net::io_context io;
             wheel_type wheel(io, {.tick = tick});
             auto captured = std::make_shared<int>(0);
             int fired = 0;
@@ -390,7 +364,7 @@ BOOST_AUTO_TEST_CASE(a_far_timeout_costs_one_wakeup) {
     for (const std::int64_t phase : {0, 3}) {
         BOOST_TEST_CONTEXT("start phase " << phase << " ms") {
             manual_clock::reset();
-            boost::asio::io_context io;
+            net::io_context io;
             wheel_type wheel(io);
             const auto origin = manual_clock::now();
             manual_clock::advance(std::chrono::milliseconds(phase));
@@ -781,7 +755,7 @@ BOOST_FIXTURE_TEST_CASE(stop_returns_exactly_the_unrun_handles, wheel_fixture) {
     BOOST_TEST(w.calls == 0);  // completes as if by post
     poll(io);
     BOOST_TEST(w.calls == 1);
-    BOOST_TEST(w.ec == boost::asio::error::operation_aborted);
+    BOOST_TEST(w.ec == net::error::operation_aborted);
     BOOST_TEST(io.stopped());  // the Asio wait is gone too
 
     const auto s1 = wheel.stats();
@@ -789,11 +763,11 @@ BOOST_FIXTURE_TEST_CASE(stop_returns_exactly_the_unrun_handles, wheel_fixture) {
     BOOST_TEST(s1.expired == 1U);
     BOOST_TEST(s1.cancelled == 1U);
 
-    BOOST_CHECK_EXCEPTION(wheel.schedule(1ms, [] {}), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule(1ms, [] {}), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::stopped); });
-    BOOST_CHECK_EXCEPTION(wheel.schedule(s.node, 1ms), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule(s.node, 1ms), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::stopped); });
-    BOOST_CHECK_EXCEPTION(wheel.schedule_at(s.node, t0), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule_at(s.node, t0), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::stopped); });
     wait_result late;
     wheel.async_wait(1ms, record(late, t0));
@@ -852,10 +826,10 @@ BOOST_FIXTURE_TEST_CASE(max_pending, manual_fixture) {
     BOOST_TEST(wheel.pending() == 3U);
 
     auto rejected_capture = std::make_shared<int>(0);
-    BOOST_CHECK_EXCEPTION(wheel.schedule(5ms, [rejected_capture] {}), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule(5ms, [rejected_capture] {}), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::too_many_pending); });
     BOOST_TEST(rejected_capture.use_count() == 1);  // the refused callable was not kept
-    BOOST_CHECK_EXCEPTION(wheel.schedule(other.node, 5ms), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule(other.node, 5ms), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::too_many_pending); });
     BOOST_TEST(!other.node.pending());
     BOOST_TEST(wheel.stats().rejected == 2U);
@@ -868,7 +842,7 @@ BOOST_FIXTURE_TEST_CASE(max_pending, manual_fixture) {
     advance_and_poll(io, 10ms);
     BOOST_TEST(at == (std::vector<std::int64_t>{10}), boost::test_tools::per_element());
     BOOST_CHECK_NO_THROW(wheel.schedule(other.node, 5ms));  // room again
-    BOOST_CHECK_EXCEPTION(wheel.schedule(5ms, log), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(wheel.schedule(5ms, log), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::too_many_pending); });
     advance_and_poll(io, 100ms);
     BOOST_TEST(at == (std::vector<std::int64_t>{10, 30}), boost::test_tools::per_element());
@@ -896,7 +870,7 @@ BOOST_FIXTURE_TEST_CASE(max_pending_leaves_room_for_a_running_callback, manual_f
         inside = 2;
     });
     manual_clock::advance(10ms);
-    BOOST_CHECK_EXCEPTION(poll(io), boost::system::system_error,
+    BOOST_CHECK_EXCEPTION(poll(io), idlewheel::system_error,
                           [](const auto& e) { return is_error(e, idlewheel::error::too_many_pending); });
     BOOST_TEST(inside == 1);
     BOOST_TEST(wheel.pending() == 2U);
@@ -937,7 +911,7 @@ BOOST_FIXTURE_TEST_CASE(max_run_per_wakeup_yields_to_other_handlers, manual_fixt
     for (int i = 0; i < 10; ++i) {
         wheel.schedule(10ms, [&, i] {
             order.push_back(i);
-            if (i == 0) boost::asio::post(io, [&] { ran_before_io = order.size(); });
+            if (i == 0) net::post(io, [&] { ran_before_io = order.size(); });
         });
     }
     advance_and_poll(io, 10ms);
@@ -1032,7 +1006,7 @@ BOOST_FIXTURE_TEST_CASE(expire_all_runs_everything_in_deadline_order, wheel_fixt
     wheel.schedule(n1.node, 100ms);
     auto h50 = wheel.schedule(50ms, [&order] { order.push_back("handle 50ms"); });
     std::size_t count = 0;
-    boost::asio::post(io, [&] { count = wheel.expire_all(); });
+    net::post(io, [&] { count = wheel.expire_all(); });
     poll(io);
     BOOST_TEST(count == 5U);
     // A wait's completion is posted (it runs as a handler of its own): after the callbacks.
@@ -1111,8 +1085,8 @@ BOOST_AUTO_TEST_SUITE(lifetime)
 // frees it (ASan reports any stray access).
 using wheel_holders = std::tuple<std::optional<wheel_type>, std::unique_ptr<wheel_type>>;
 
-void emplace(std::optional<wheel_type>& holder, boost::asio::io_context& io) { holder.emplace(io); }
-void emplace(std::unique_ptr<wheel_type>& holder, boost::asio::io_context& io) {
+void emplace(std::optional<wheel_type>& holder, net::io_context& io) { holder.emplace(io); }
+void emplace(std::unique_ptr<wheel_type>& holder, net::io_context& io) {
     holder = std::make_unique<wheel_type>(io);
 }
 
@@ -1142,7 +1116,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_wheel_inside_a_callback, Holder, wh
     BOOST_TEST(!s.node.pending());
     BOOST_TEST(s.fired.empty());
     BOOST_TEST(w.calls == 1);
-    BOOST_TEST(w.ec == boost::asio::error::operation_aborted);
+    BOOST_TEST(w.ec == net::error::operation_aborted);
     advance_and_poll(f.io, 2h, 1min);
     BOOST_TEST(ran.size() == 2U);
     BOOST_TEST(f.io.stopped());
@@ -1215,7 +1189,7 @@ BOOST_FIXTURE_TEST_CASE(destroying_the_wheel_with_pending_timeouts, manual_fixtu
     BOOST_TEST(w.calls == 0);
     poll(io);
     BOOST_TEST(w.calls == 1);
-    BOOST_TEST(w.ec == boost::asio::error::operation_aborted);
+    BOOST_TEST(w.ec == net::error::operation_aborted);
     BOOST_TEST(w.at == 100);
     s.reset();  // a node that outlives its wheel dies quietly
     advance_and_poll(io, 2s, 100ms);
@@ -1261,7 +1235,7 @@ BOOST_FIXTURE_TEST_CASE(every_counter, wheel_fixture) {
     wheel.schedule(1s, [] {});
     wheel.schedule(2s, [] {});
     BOOST_TEST(wheel.stop().size() == 2U);
-    BOOST_CHECK_THROW(wheel.schedule(1s, [] {}), boost::system::system_error);
+    BOOST_CHECK_THROW(wheel.schedule(1s, [] {}), idlewheel::system_error);
     st = wheel.stats();
     BOOST_TEST(st.stopped == 2U);
     BOOST_TEST(st.rejected == 1U);

@@ -18,29 +18,52 @@
 #include <idlewheel/manual_clock.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
-#include <boost/asio/io_context.hpp>
+#include "manual_io.hpp"
+#include "net.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace idlewheel::test::liveness {
 
 using namespace std::chrono_literals;
 using wheel_type = basic_wheel_timer<manual_clock>;
 
-/// wheel_options' default tick, which every liveness test uses.
-inline constexpr std::int64_t tick_ms = 10;
+// wheel_options' default tick (every liveness test uses it), the tick rounding and the clock
+// reset are the ones of manual_io.hpp.
+using test::ceil_to_tick;
+using test::clock_reset;
+using test::tick_ms;
 
-/// The first tick boundary at or after `ms` (ms since the wheel's origin).
-[[nodiscard]] constexpr std::int64_t ceil_to_tick(std::int64_t ms) noexcept {
-    return (ms + tick_ms - 1) / tick_ms * tick_ms;
-}
+/// What a liveness handler reported and when: the kind (an idle_kind, a heartbeat_event, ...),
+/// idle_watch's `first` flag (false where there is none) and the manual time in ms since t0.
+template <class Kind>
+struct event {
+    Kind kind;
+    bool first;
+    std::int64_t at;
+};
 
-// The clock is one process-wide value: it must be reset before the scene's members read it,
-// hence a base class (bases are initialised before members).
-struct clock_reset {
-    clock_reset() { manual_clock::reset(); }
+/// The reports of one handler, in order, with the views the expectations compare.
+template <class Kind>
+struct event_log {
+    std::vector<event<Kind>> events;
+
+    void add(Kind kind, bool first, std::int64_t at) { events.push_back({kind, first, at}); }
+    [[nodiscard]] std::vector<std::int64_t> times(Kind kind) const {
+        std::vector<std::int64_t> out;
+        for (const auto& e : events)
+            if (e.kind == kind) out.push_back(e.at);
+        return out;
+    }
+    [[nodiscard]] std::vector<bool> firsts(Kind kind) const {
+        std::vector<bool> out;
+        for (const auto& e : events)
+            if (e.kind == kind) out.push_back(e.first);
+        return out;
+    }
 };
 
 class scene : private clock_reset {
@@ -88,7 +111,7 @@ public:
         return done();
     }
 
-    boost::asio::io_context io;
+    net::io_context io;
     const manual_clock::time_point t0 = manual_clock::now();  // the wheel's origin: tick 0 starts here
     wheel_type wheel;
     idlewheel::liveness_stats live;  // what the liveness objects of a test report (pass &live)

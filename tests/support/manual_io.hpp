@@ -7,20 +7,51 @@
 // every handler that became due ran at the manual time it became due, exactly.
 
 #include <idlewheel/manual_clock.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
 
-#include <boost/asio/io_context.hpp>
+#include "net.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace idlewheel::test {
+
+/// wheel_options' default tick, which most tests use.
+inline constexpr std::int64_t tick_ms = 10;
+
+/// The first tick boundary at or after `ms` (ms since the wheel's origin).
+[[nodiscard]] constexpr std::int64_t ceil_to_tick(std::int64_t ms) noexcept {
+    return (ms + tick_ms - 1) / tick_ms * tick_ms;
+}
+
+// The clock is one process-wide value: it must be reset before anything reads it, hence a
+// base class (bases are initialised before members).
+struct clock_reset {
+    clock_reset() { manual_clock::reset(); }
+};
+
+/// An io_context and the manual time t0 its test starts at.
+struct manual_fixture : clock_reset {
+    net::io_context io;
+    manual_clock::time_point t0 = manual_clock::now();
+};
+
+/// ... and a wheel on it (default options unless a derived fixture passes others).
+struct wheel_fixture : manual_fixture {
+    using wheel_type = basic_wheel_timer<manual_clock>;
+    wheel_fixture() = default;
+    explicit wheel_fixture(const wheel_options& options) : wheel(io, options) {}
+    wheel_type wheel{io};
+};
 
 // io_context::poll() stops a context that has run out of work, and a stopped context polls
 // nothing until restart(). A test adds work between polls all the time, so every poll here
 // restarts first; io.stopped() right after a poll still tells "no work was left".
-inline std::size_t poll(boost::asio::io_context& io) {
+inline std::size_t poll(net::io_context& io) {
     if (io.stopped()) io.restart();
     return io.poll();
 }
@@ -28,7 +59,7 @@ inline std::size_t poll(boost::asio::io_context& io) {
 // Moves the manual clock forward by `total`, `step` at a time, polling after each step (and
 // once before the first, so that anything already due runs at the current time). Returns the
 // number of handlers run.
-inline std::size_t advance_and_poll(boost::asio::io_context& io, manual_clock::duration total,
+inline std::size_t advance_and_poll(net::io_context& io, manual_clock::duration total,
                                     manual_clock::duration step = std::chrono::milliseconds(1)) {
     std::size_t handlers = poll(io);
     while (total > manual_clock::duration::zero()) {
@@ -42,7 +73,7 @@ inline std::size_t advance_and_poll(boost::asio::io_context& io, manual_clock::d
 
 // Advances `step` at a time until `done()` or `limit` has passed. Returns the time it took.
 template <class Done>
-manual_clock::duration advance_until(boost::asio::io_context& io, Done&& done, manual_clock::duration limit,
+manual_clock::duration advance_until(net::io_context& io, Done&& done, manual_clock::duration limit,
                                      manual_clock::duration step = std::chrono::milliseconds(1)) {
     const auto start = manual_clock::now();
     poll(io);
@@ -58,6 +89,17 @@ manual_clock::duration advance_until(boost::asio::io_context& io, Done&& done, m
 inline std::int64_t ms_since(manual_clock::time_point t0) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(manual_clock::now() - t0).count();
 }
+
+// A session-like owner of a node, the way the library expects nodes to be used: records the
+// manual time (ms since `t0`) of every expiry.
+struct session {
+    explicit session(manual_clock::time_point origin) : t0(origin) {}
+    void on_timer() { fired.push_back(ms_since(t0)); }
+
+    manual_clock::time_point t0;
+    std::vector<std::int64_t> fired;
+    timer_node node{call_member<&session::on_timer>(this)};
+};
 
 }  // namespace idlewheel::test
 

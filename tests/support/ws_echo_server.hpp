@@ -33,9 +33,8 @@
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
-#include <boost/asio/error.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
+#include "net.hpp"
+
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -56,7 +55,6 @@ namespace ws_echo {
 
 namespace beast = boost::beast;          // from <boost/beast.hpp>
 namespace websocket = beast::websocket;  // from <boost/beast/websocket.hpp>
-namespace net = boost::asio;             // from <boost/asio.hpp>
 using tcp = net::ip::tcp;                // from <boost/asio/ip/tcp.hpp>
 using steady_clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -346,7 +344,7 @@ inline void server::on_accept(beast::error_code ec, tcp::socket socket) {
         fail(ec, "accept");
         // Out of descriptors (or the like): retrying at once would spin. The wheel is right
         // here, so back off on it.
-        wheel_.async_wait(50ms, [this](boost::system::error_code wait_ec) {
+        wheel_.async_wait(50ms, [this](idlewheel::error_code wait_ec) {
             if (wait_ec != net::error::operation_aborted && acceptor_.is_open()) do_accept();
         });
         return;
