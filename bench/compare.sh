@@ -73,6 +73,7 @@ mkdir -p "$out"
 
 . "$here/server_control.sh"
 find_programs "$build"
+require_server_support "none:"
 
 run=
 if [ -n "$niceness" ]; then

@@ -52,6 +52,7 @@ mkdir -p "$out"
 rm -f "$out"/sat-*.json
 . "$here/server_control.sh"
 find_programs "$build"
+require_server_support "none:"
 if [ -n "$niceness" ]; then set_niceness "$niceness"; fi
 trap stop_servers EXIT INT TERM
 

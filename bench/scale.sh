@@ -65,6 +65,7 @@ mkdir -p "$out"
 rm -f "$out"/loadgen-*.json "$out"/monitor.json
 . "$here/server_control.sh"
 find_programs "$build"
+require_server_support --reuse-port
 if [ -n "$niceness" ]; then set_niceness "$niceness"; fi
 
 loadgens=$(( (connections + per_loadgen - 1) / per_loadgen ))

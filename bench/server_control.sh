@@ -64,3 +64,15 @@ set_niceness() {
         echo "$1" >/proc/self/autogroup 2>/dev/null || echo "$(basename "$0"): could not set the autogroup niceness" >&2
     fi
 }
+
+# require_server_support OPTION...: exits 77 (ctest: skipped) when demo_server's --help does not
+# mention every OPTION, e.g. a demo_server from before --timers=none or --reuse-port.
+require_server_support() {
+    help=$("$demo" --help 2>&1 || true)
+    for option in "$@"; do
+        if ! printf '%s\n' "$help" | grep -q -- "$option"; then
+            echo "$(basename "$0"): this demo_server has no $option: skipped" >&2
+            exit 77
+        fi
+    done
+}

@@ -2,13 +2,13 @@
 
 #include "json_util.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <numeric>
-#include <unistd.h>
 
 namespace loadgen {
 
@@ -31,7 +31,8 @@ distribution summarise(std::vector<T>& values, double scale) {
     distribution d;
     d.n = values.size();
     if (values.empty()) return d;
-    const double sum = std::accumulate(values.begin(), values.end(), 0.0, [](double a, T b) { return a + static_cast<double>(b); });
+    const double sum =
+        std::accumulate(values.begin(), values.end(), 0.0, [](double a, T b) { return a + static_cast<double>(b); });
     d.min = static_cast<double>(values.front()) * scale;
     d.p50 = percentile(values, 0.50) * scale;
     d.p99 = percentile(values, 0.99) * scale;
@@ -136,12 +137,14 @@ struct judge {
         if (r.who == role::active || !liveness) {
             if (r.how != outcome::open) {
                 ++t.checks.false_kicks;
-                t.problem("false kick: " + who + " client " + std::string(name(r.how)) + detail, at + " at " + when(r.closed));
+                t.problem("false kick: " + who + " client " + std::string(name(r.how)) + detail,
+                          at + " at " + when(r.closed));
             }
             return;
         }
         // When the server's clock for this client may run out, earliest and latest.
-        const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(), jitter = plan.ping_jitter.count();
+        const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(),
+                   jitter = plan.ping_jitter.count();
         const bool dead = r.who == role::dead;
         const std::int64_t due = dead ? r.ref_low + ping + pong : r.ref_low + idle_timeout;
         const std::int64_t limit = dead ? r.ref_high + ping + jitter + pong + slack : r.ref_high + idle_timeout + slack;
@@ -151,7 +154,8 @@ struct judge {
                 ++t.checks.unresolved;
             } else {
                 ++t.checks.wrong_outcomes;
-                t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + " before its echo", at + " " + r.detail);
+                t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + " before its echo",
+                          at + " " + r.detail);
             }
             return;
         }
@@ -159,7 +163,8 @@ struct judge {
             strict(t, limit, data.stopped_at);
             if (data.stopped_at > limit) {
                 ++t.checks.missed_kicks;
-                t.problem("missed kick: " + who + " client still open at the end", at + ", " + by(data.stopped_at - limit) + " after its limit");
+                t.problem("missed kick: " + who + " client still open at the end",
+                          at + ", " + by(data.stopped_at - limit) + " after its limit");
             } else {
                 ++t.checks.unresolved;
             }
@@ -167,17 +172,20 @@ struct judge {
         }
         if (r.how != expected_outcome(r.who, plan.proto, liveness)) {
             ++t.checks.wrong_outcomes;
-            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + detail, at + " at " + when(r.closed));
+            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + detail,
+                      at + " at " + when(r.closed));
             return;
         }
         strict(t, limit, r.closed);
         if (r.closed < due) {
             ++t.checks.early_kicks;
             ++t.checks.false_kicks;
-            t.problem("early kick: " + who + " client closed before it was due", at + ", " + by(due - r.closed) + " early");
+            t.problem("early kick: " + who + " client closed before it was due",
+                      at + ", " + by(due - r.closed) + " early");
         } else if (r.closed > limit) {
             ++t.checks.missed_kicks;
-            t.problem("missed kick: " + who + " client closed after its limit", at + ", " + by(r.closed - limit) + " after");
+            t.problem("missed kick: " + who + " client closed after its limit",
+                      at + ", " + by(r.closed - limit) + " after");
         }
         if (r.who == role::idle) t.lateness_idle.push_back(r.closed - due);
         if (r.who == role::pinger) t.lateness_pinger.push_back(r.closed - due);
@@ -194,7 +202,8 @@ tally judge_records(const scenario& plan, const run_data& data) {
     t.checks.slack_ms = ms(nanoseconds(j.slack));
     t.checks.past_two_ticks_max_ms = ms(nanoseconds(t.past_two_ticks_max));
     const auto& c = t.checks;
-    t.checks.passed = c.false_kicks == 0 && c.missed_kicks == 0 && c.wrong_outcomes == 0 && c.unresolved == 0 && c.errors == 0;
+    t.checks.passed =
+        c.false_kicks == 0 && c.missed_kicks == 0 && c.wrong_outcomes == 0 && c.unresolved == 0 && c.errors == 0;
     return t;
 }
 
@@ -205,9 +214,14 @@ outcome_table outcomes_of(const tally& t, const scenario& plan, bool liveness) {
         if (plan.mix[r] == 0) continue;
         const auto& n = t.outcomes[r];
         const auto at = [&n](outcome o) { return n[static_cast<std::size_t>(o)]; };
-        *by_role[r] = role_outcomes{at(outcome::open),       at(outcome::connect_failed), at(outcome::handshake_failed),
-                                    at(outcome::idle_close), at(outcome::other_close),    at(outcome::dropped),
-                                    at(outcome::error),      std::string(name(expected_outcome(static_cast<role>(r), plan.proto, liveness)))};
+        *by_role[r] = role_outcomes{at(outcome::open),
+                                    at(outcome::connect_failed),
+                                    at(outcome::handshake_failed),
+                                    at(outcome::idle_close),
+                                    at(outcome::other_close),
+                                    at(outcome::dropped),
+                                    at(outcome::error),
+                                    std::string(name(expected_outcome(static_cast<role>(r), plan.proto, liveness)))};
     }
     return table;
 }
@@ -229,7 +243,8 @@ cost_window describe(double cpu, double user, double messages, double secs) {
 }
 
 cost_window between(const server_sample& a, const server_sample& b) {
-    return describe(b.cpu - a.cpu, b.user - a.user, static_cast<double>(b.messages) - static_cast<double>(a.messages), b.uptime - a.uptime);
+    return describe(b.cpu - a.cpu, b.user - a.user, static_cast<double>(b.messages) - static_cast<double>(a.messages),
+                    b.uptime - a.uptime);
 }
 
 // whole: before connecting to the end; steady: from full load (every connection up) to the
@@ -255,11 +270,13 @@ cost_summary cost_of(const run_data& data, std::int64_t first_kick, std::int64_t
         cost.connections_at_full = data.ready_at_full;
         cost.full_at_s = data.t_full;
         if (cost.full_load_valid && data.ready_at_full > 0)
-            cost.rss_bytes_per_connection = (cost.rss_full_bytes - cost.rss_before_bytes) / static_cast<double>(data.ready_at_full);
+            cost.rss_bytes_per_connection =
+                (cost.rss_full_bytes - cost.rss_before_bytes) / static_cast<double>(data.ready_at_full);
         const server_sample* last_full = nullptr;
         for (const auto& s : data.samples)
             if (s.t > data.t_full && s.t < first_kick_s) last_full = &s;
-        if (cost.full_load_valid && last_full != nullptr && last_full->uptime - full.uptime >= 1.0) cost.full_load = between(full, *last_full);
+        if (cost.full_load_valid && last_full != nullptr && last_full->uptime - full.uptime >= 1.0)
+            cost.full_load = between(full, *last_full);
 
         if (last_kick >= 0) {
             const double last_kick_s = seconds(nanoseconds(last_kick));
@@ -269,8 +286,10 @@ cost_summary cost_of(const run_data& data, std::int64_t first_kick, std::int64_t
                 if (s.t > data.t_full && s.t <= last_kick_s) end_of_kicks = &s;
                 if (start_after == nullptr && s.t >= last_kick_s) start_after = &s;
             }
-            if (end_of_kicks != nullptr && end_of_kicks->uptime - full.uptime >= 2.0) cost.kick_phase = between(full, *end_of_kicks);
-            if (start_after != nullptr && after.uptime - start_after->uptime >= 2.0) cost.after_kicks = between(*start_after, after);
+            if (end_of_kicks != nullptr && end_of_kicks->uptime - full.uptime >= 2.0)
+                cost.kick_phase = between(full, *end_of_kicks);
+            if (start_after != nullptr && after.uptime - start_after->uptime >= 2.0)
+                cost.after_kicks = between(*start_after, after);
             cost.last_kick_s = last_kick_s;
         }
     }
@@ -286,8 +305,8 @@ cost_summary cost_of(const run_data& data, std::int64_t first_kick, std::int64_t
     }
     if (!per_interval.empty()) {
         std::sort(per_interval.begin(), per_interval.end());
-        cost.steady_intervals =
-            interval_spread{per_interval.size(), percentile(per_interval, 0.5), percentile(per_interval, 0.1), percentile(per_interval, 0.9)};
+        cost.steady_intervals = interval_spread{per_interval.size(), percentile(per_interval, 0.5),
+                                                percentile(per_interval, 0.1), percentile(per_interval, 0.9)};
     }
     cost.first_kick_s = first_kick >= 0 ? seconds(nanoseconds(first_kick)) : -1.0;
     cost.asio_timer_rearms = static_cast<double>(after.asio_rearms) - static_cast<double>(before.asio_rearms);
@@ -393,7 +412,8 @@ run_result analyse(const scenario& plan, const run_data& data) {
 
     std::vector<std::uint32_t> rtt = data.rtt_us;
     const double run_s = data.t_after;
-    r.echo = echo_summary{t.sent, t.echoed, t.late_sends, summarise(rtt, 1e-3), run_s > 0 ? static_cast<double>(t.echoed) / run_s : 0};
+    r.echo = echo_summary{t.sent, t.echoed, t.late_sends, summarise(rtt, 1e-3),
+                          run_s > 0 ? static_cast<double>(t.echoed) / run_s : 0};
     std::vector<std::uint32_t> lag = data.lag_us;
     r.client.cpu_s = data.client_cpu;
     r.client.cpu_percent = run_s > 0 ? 100 * data.client_cpu / run_s : 0;

@@ -23,7 +23,6 @@ namespace loadgen {
 ///  - a server without liveness (its /stats says timers "none"): every connection must stay open.
 [[nodiscard]] run_result analyse(const scenario& plan, const run_data& data);
 
-
 }  // namespace loadgen
 
 #endif

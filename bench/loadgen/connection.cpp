@@ -257,7 +257,8 @@ public:
     void start() override {
         rec().launched = now();
         if (!open_socket(socket_)) return;
-        socket_.async_connect(run().endpoint, [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
+        socket_.async_connect(run().endpoint,
+                              [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
     }
 
 private:
@@ -274,8 +275,9 @@ private:
 
     void read() {
         // Nobody looks at the bytes: every client of this thread reads into the same sink.
-        socket_.async_read_some(asio::buffer(thread().scratch),
-                                [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
+        socket_.async_read_some(
+            asio::buffer(thread().scratch),
+            [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_read(ec, n); });
     }
 
     void on_read(boost::system::error_code ec, std::size_t n) {
@@ -314,7 +316,8 @@ public:
     void start() override {
         rec().launched = now();
         if (!open_socket(beast::get_lowest_layer(ws_))) return;
-        beast::get_lowest_layer(ws_).async_connect(run().endpoint, [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
+        beast::get_lowest_layer(ws_).async_connect(
+            run().endpoint, [self = shared()](boost::system::error_code ec) { self->on_connect(ec); });
     }
 
 private:
@@ -325,7 +328,8 @@ private:
         if (ec) return on_failed(outcome::connect_failed, ec);
         rec().connected = now();
         beast::get_lowest_layer(ws_).set_option(tcp::no_delay(true), ec);
-        ws_.set_option(websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
+        ws_.set_option(
+            websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_.binary(true);
         // The close frame's arrival is the kick's time; the read completes only after the
         // close handshake and the TCP teardown.
@@ -333,7 +337,8 @@ private:
             if (kind == websocket::frame_type::close && close_frame_at_ < 0) close_frame_at_ = now();
         });
         rec().ref_low = now();  // pinger and dead: the server starts its clocks after this
-        ws_.async_handshake(run().host_header, "/", [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
+        ws_.async_handshake(run().host_header, "/",
+                            [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
     }
 
     void on_handshake(boost::system::error_code ec) {
@@ -362,8 +367,9 @@ private:
             rec().close_code = static_cast<std::uint16_t>(reason.code);
             const std::string text(reason.reason.data(), reason.reason.size());
             const bool idle_kick = reason.code == websocket::close_code::normal && text == "idle timeout";
-            return on_closed(idle_kick ? outcome::idle_close : outcome::other_close, at,
-                             idle_kick ? std::string() : std::to_string(static_cast<unsigned>(reason.code)) + " " + text);
+            return on_closed(
+                idle_kick ? outcome::idle_close : outcome::other_close, at,
+                idle_kick ? std::string() : std::to_string(static_cast<unsigned>(reason.code)) + " " + text);
         }
         if (server_dropped(ec)) return on_closed(outcome::dropped, now());
         if (ec) return on_closed(outcome::error, now(), ec.message());
@@ -376,15 +382,16 @@ private:
     // headers, to tell the heartbeat's drop (EOF, no close frame) from an idle kick (a close
     // frame, then the server's close timeout).
     void drain() {
-        beast::get_lowest_layer(ws_).async_read_some(asio::buffer(drain_buffer_), [self = shared()](boost::system::error_code ec, std::size_t n) {
-            self->on_drained(ec, n);
-        });
+        beast::get_lowest_layer(ws_).async_read_some(
+            asio::buffer(drain_buffer_),
+            [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_drained(ec, n); });
     }
 
     void on_drained(boost::system::error_code ec, std::size_t n) {
         if (stopping()) return;
         if (server_dropped(ec)) {
-            if (close_frame_at_ >= 0) return on_closed(outcome::other_close, close_frame_at_, "close frame instead of the heartbeat's drop");
+            if (close_frame_at_ >= 0)
+                return on_closed(outcome::other_close, close_frame_at_, "close frame instead of the heartbeat's drop");
             return on_closed(outcome::dropped, now());
         }
         if (ec) return on_closed(outcome::error, now(), ec.message());
@@ -395,7 +402,8 @@ private:
     }
 
     void write_message() override {
-        ws_.async_write(asio::buffer(thread().payload), [self = shared()](boost::system::error_code ec, std::size_t) { self->on_written(ec); });
+        ws_.async_write(asio::buffer(thread().payload),
+                        [self = shared()](boost::system::error_code ec, std::size_t) { self->on_written(ec); });
     }
 
     void close_socket() override {
@@ -406,7 +414,7 @@ private:
     websocket::stream<tcp::socket> ws_;
     beast::flat_buffer buffer_;
     std::int64_t close_frame_at_ = -1;
-    frame_scanner scanner_;                       // dead clients only
+    frame_scanner scanner_;                         // dead clients only
     std::array<unsigned char, 64> drain_buffer_{};  // dead clients only: pings are small
 };
 
@@ -434,7 +442,8 @@ void connection_thread::watch_lag(clock::time_point due) {
     lag_timer_.async_wait([this, due](boost::system::error_code ec) {
         if (ec || stopping_) return;
         const auto now = clock::now();
-        lag_us.push_back(static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(now - due).count()));
+        lag_us.push_back(
+            static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(now - due).count()));
         watch_lag(std::max(due + lag_period, now));
     });
 }

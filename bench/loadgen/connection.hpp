@@ -30,8 +30,8 @@ enum class outcome : std::uint8_t {
     handshake_failed,  // WebSocket upgrade failed
     idle_close,        // WebSocket close frame 1000 "idle timeout" (the server's idle kick)
     other_close,       // any other WebSocket close frame
-    dropped,           // the server closed the socket, no close frame: EOF or reset (TCP: the idle kick; WebSocket: the heartbeat's drop)
-    error,             // another transport error
+    dropped,  // the server closed the socket, no close frame: EOF or reset (TCP: the idle kick; WebSocket: the heartbeat's drop)
+    error,  // another transport error
     count
 };
 inline constexpr std::array<std::string_view, static_cast<std::size_t>(outcome::count)> outcome_names{
@@ -73,9 +73,9 @@ struct live_counters {
 struct run_context {
     const scenario& plan;
     clock::time_point t0;
-    asio::ip::tcp::endpoint endpoint;  // the echo port
+    asio::ip::tcp::endpoint endpoint;        // the echo port
     std::vector<asio::ip::address> sources;  // client addresses, used round robin
-    std::string host_header;           // "127.0.0.1:PORT" for the WebSocket upgrade
+    std::string host_header;                 // "127.0.0.1:PORT" for the WebSocket upgrade
     live_counters counters;
 
     [[nodiscard]] std::int64_t now() const noexcept { return (clock::now() - t0).count(); }
@@ -107,11 +107,11 @@ public:
 
     asio::io_context io{1};
     run_context& run;
-    std::vector<std::uint32_t> rtt_us;     // active clients' echo round trips
-    std::vector<std::uint32_t> lag_us;     // how late this thread's loop ran a 20 ms timer: is loadgen keeping up?
-    std::vector<char> scratch;             // read sink for bytes nobody looks at
-    std::string payload;                   // what every client sends
-    bool closed_loop_released = false;     // on this thread
+    std::vector<std::uint32_t> rtt_us;  // active clients' echo round trips
+    std::vector<std::uint32_t> lag_us;  // how late this thread's loop ran a 20 ms timer: is loadgen keeping up?
+    std::vector<char> scratch;          // read sink for bytes nobody looks at
+    std::string payload;                // what every client sends
+    bool closed_loop_released = false;  // on this thread
 
 private:
     void watch_lag(clock::time_point due);

@@ -22,7 +22,8 @@ namespace loadgen {
 }
 
 /// The value at a path of object keys, or null.
-[[nodiscard]] inline const boost::json::value* find(const boost::json::object& o, std::initializer_list<std::string_view> path) noexcept {
+[[nodiscard]] inline const boost::json::value* find(const boost::json::object& o,
+                                                    std::initializer_list<std::string_view> path) noexcept {
     const boost::json::object* at = &o;
     const boost::json::value* v = nullptr;
     for (const auto key : path) {
@@ -34,23 +35,27 @@ namespace loadgen {
     return v;
 }
 
-[[nodiscard]] inline double number(const boost::json::object& o, std::initializer_list<std::string_view> path) noexcept {
+[[nodiscard]] inline double number(const boost::json::object& o,
+                                   std::initializer_list<std::string_view> path) noexcept {
     return as_number(find(o, path));
 }
 
-[[nodiscard]] inline const boost::json::object& object_at(const boost::json::object& o, std::initializer_list<std::string_view> path) {
+[[nodiscard]] inline const boost::json::object& object_at(const boost::json::object& o,
+                                                          std::initializer_list<std::string_view> path) {
     static const boost::json::object empty;
     const auto* v = find(o, path);
     return v != nullptr && v->is_object() ? v->get_object() : empty;
 }
 
-[[nodiscard]] inline const boost::json::array& array_at(const boost::json::object& o, std::initializer_list<std::string_view> path) {
+[[nodiscard]] inline const boost::json::array& array_at(const boost::json::object& o,
+                                                        std::initializer_list<std::string_view> path) {
     static const boost::json::array empty;
     const auto* v = find(o, path);
     return v != nullptr && v->is_array() ? v->get_array() : empty;
 }
 
-[[nodiscard]] inline std::string_view string_at(const boost::json::object& o, std::initializer_list<std::string_view> path) {
+[[nodiscard]] inline std::string_view string_at(const boost::json::object& o,
+                                                std::initializer_list<std::string_view> path) {
     const auto* v = find(o, path);
     return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }

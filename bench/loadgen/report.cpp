@@ -13,7 +13,8 @@ namespace {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-std::string fmt(const char* format, ...) {
+std::string
+fmt(const char* format, ...) {
     char buf[512];
     va_list args;
     va_start(args, format);
@@ -26,8 +27,8 @@ const char* yes_no(bool met) { return met ? "met" : "NOT met"; }
 
 void print_window(const std::optional<cost_window>& w, const char* title, std::ostream& out) {
     if (!w) return;
-    out << fmt("  %-10s %8.2f %9.0f %7.1f %8.2f %7.2f %7.2f %10.2f %8.2f\n", title, w->seconds, w->messages, w->cpu_percent, w->cpu_s,
-               w->cpu_user_s, w->cpu_system_s, w->cpu_us_per_message, w->user_us_per_message);
+    out << fmt("  %-10s %8.2f %9.0f %7.1f %8.2f %7.2f %7.2f %10.2f %8.2f\n", title, w->seconds, w->messages,
+               w->cpu_percent, w->cpu_s, w->cpu_user_s, w->cpu_system_s, w->cpu_us_per_message, w->user_us_per_message);
 }
 
 void print_outcomes(const char* role, std::uint64_t count, const std::optional<role_outcomes>& o, std::ostream& out) {
@@ -43,7 +44,8 @@ void print_outcomes(const char* role, std::uint64_t count, const std::optional<r
     add("ws_other_close", o->ws_other_close);
     add("dropped", o->dropped);
     add("error", o->error);
-    out << fmt("           %-7s %7llu  %-14s  %s\n", role, static_cast<unsigned long long>(count), o->expected.c_str(), got.c_str());
+    out << fmt("           %-7s %7llu  %-14s  %s\n", role, static_cast<unsigned long long>(count), o->expected.c_str(),
+               got.c_str());
 }
 
 // Absent figures print as 0 in the side-by-side table, as they did when read from JSON.
@@ -56,14 +58,16 @@ void print_run(const run_result& r, std::ostream& out) {
     const auto& cost = r.server_cost;
     const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     out << "== loadgen: " << r.label << " (" << sc.protocol << ", " << sc.connections << " connections) ==\n";
-    out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(), r.server.threads,
-               r.server.tick_ms, r.server.idle_timeout_ms);
-    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu; %s; %llu-byte messages; duration %.0f s\n", n(sc.mix.idle),
-               n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
-               sc.closed_loop ? "closed loop (next message when the echo arrives)" : fmt("interval %.0f ms", sc.interval_ms).c_str(),
+    out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(),
+               r.server.threads, r.server.tick_ms, r.server.idle_timeout_ms);
+    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu; %s; %llu-byte messages; duration %.0f s\n",
+               n(sc.mix.idle), n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
+               sc.closed_loop ? "closed loop (next message when the echo arrives)"
+                              : fmt("interval %.0f ms", sc.interval_ms).c_str(),
                n(sc.message_size), sc.duration_s);
-    out << fmt("connect    %llu up, %llu connect failed, %llu handshake failed; all up after %.2f s (%.0f/s)\n", n(r.connect.ready),
-               n(r.connect.connect_failed), n(r.connect.handshake_failed), r.connect.phase_s, r.connect.rate_per_s);
+    out << fmt("connect    %llu up, %llu connect failed, %llu handshake failed; all up after %.2f s (%.0f/s)\n",
+               n(r.connect.ready), n(r.connect.connect_failed), n(r.connect.handshake_failed), r.connect.phase_s,
+               r.connect.rate_per_s);
     out << "outcomes   role      count  expected        got\n";
     print_outcomes("idle", sc.mix.idle, r.outcomes.idle, out);
     print_outcomes("active", sc.mix.active, r.outcomes.active, out);
@@ -72,52 +76,74 @@ void print_run(const run_result& r, std::ostream& out) {
     out << "kick lateness (ms)      n      min      p50      p99      max   reference\n";
     const auto lateness_row = [&](const char* role, const distribution& d, const char* reference) {
         if (d.n == 0) return;
-        out << fmt("           %-7s %6llu %8.2f %8.2f %8.2f %8.2f   %s\n", role, n(d.n), d.min, d.p50, d.p99, d.max, reference);
+        out << fmt("           %-7s %6llu %8.2f %8.2f %8.2f %8.2f   %s\n", role, n(d.n), d.min, d.p50, d.p99, d.max,
+                   reference);
     };
     lateness_row("idle", r.kick_lateness_ms.idle, "its message was written");
     lateness_row("pinger", r.kick_lateness_ms.pinger, "its handshake began");
     const auto& dead = r.dead_detection_s;
     if (dead.n > 0)
-        out << fmt("dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + jitter <= %.0f ms + pong-timeout %.0f ms)\n",
-                   n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
+        out << fmt(
+            "dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + "
+            "jitter <= %.0f ms + pong-timeout %.0f ms)\n",
+            n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
     const auto& c = r.checks;
-    out << fmt("checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors %llu  ->  %s\n",
-               n(c.false_kicks), n(c.early_kicks), n(c.missed_kicks), n(c.wrong_outcomes), n(c.unresolved), n(c.errors),
-               c.passed ? "PASS" : "FAIL");
-    out << fmt("           missed = still open %.0f ms after due (2 ticks + allowance %.0f ms)\n", c.slack_ms, sc.allowance_ms);
-    out << fmt("           without the allowance (due + 2 ticks exactly, as seen by the client): %llu later, by at most %.2f ms\n",
-               n(c.past_two_ticks), c.past_two_ticks_max_ms);
-    for (const auto& p : r.problems) out << fmt("  ! %6llu x %s, e.g. %s\n", n(p.count), p.what.c_str(), p.example.c_str());
-    out << fmt("echo       %llu sent, %llu echoes to active clients, %.0f echoes/s, rtt p50 %.2f ms p99 %.2f ms max %.2f ms, %llu late sends\n",
-               n(r.echo.sent), n(r.echo.echoed_active), r.echo.echoes_per_s, r.echo.rtt_ms.p50, r.echo.rtt_ms.p99, r.echo.rtt_ms.max,
-               n(r.echo.late_sends));
+    out << fmt(
+        "checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors "
+        "%llu  ->  %s\n",
+        n(c.false_kicks), n(c.early_kicks), n(c.missed_kicks), n(c.wrong_outcomes), n(c.unresolved), n(c.errors),
+        c.passed ? "PASS" : "FAIL");
+    out << fmt("           missed = still open %.0f ms after due (2 ticks + allowance %.0f ms)\n", c.slack_ms,
+               sc.allowance_ms);
+    out << fmt(
+        "           without the allowance (due + 2 ticks exactly, as seen by the client): %llu later, by at most %.2f "
+        "ms\n",
+        n(c.past_two_ticks), c.past_two_ticks_max_ms);
+    for (const auto& p : r.problems)
+        out << fmt("  ! %6llu x %s, e.g. %s\n", n(p.count), p.what.c_str(), p.example.c_str());
+    out << fmt(
+        "echo       %llu sent, %llu echoes to active clients, %.0f echoes/s, rtt p50 %.2f ms p99 %.2f ms max %.2f ms, "
+        "%llu late sends\n",
+        n(r.echo.sent), n(r.echo.echoed_active), r.echo.echoes_per_s, r.echo.rtt_ms.p50, r.echo.rtt_ms.p99,
+        r.echo.rtt_ms.max, n(r.echo.late_sends));
     out << "server CPU window      s  messages   cpu %    cpu s    user     sys us/message  user us\n"
-           "  (steady: every connection up -> end; kicks: -> last kick; after: last kick -> end, active clients only)\n";
+           "  (steady: every connection up -> end; kicks: -> last kick; after: last kick -> end, active clients "
+           "only)\n";
     print_window(cost.whole, "whole run", out);
     print_window(cost.steady, "steady", out);
     print_window(cost.full_load, "full load", out);
     print_window(cost.kick_phase, "kicks", out);
     print_window(cost.after_kicks, "after", out);
     if (const auto& iv = cost.steady_intervals)
-        out << fmt("  steady, per %.0f ms interval: median %.2f us/message (p10 %.2f, p90 %.2f, %llu intervals)\n", sc.stats_interval_ms,
-                   iv->cpu_us_per_message_median, iv->cpu_us_per_message_p10, iv->cpu_us_per_message_p90, n(iv->n));
-    out << fmt("memory     RSS before %.1f MB, at full load %.1f MB with %llu connections -> %.0f bytes per connection; at the end %.1f MB\n",
-               cost.rss_before_bytes / 1048576, cost.rss_full_bytes / 1048576, n(cost.connections_at_full),
-               cost.rss_bytes_per_connection.value_or(0), cost.rss_after_bytes / 1048576);
-    out << fmt("timers     asio timer re-arms %.0f, wheel wake-ups %.0f, wheel worst lateness %.0f us\n", cost.asio_timer_rearms,
-               cost.wheel_wakeups, cost.wheel_worst_lateness_us);
+        out << fmt("  steady, per %.0f ms interval: median %.2f us/message (p10 %.2f, p90 %.2f, %llu intervals)\n",
+                   sc.stats_interval_ms, iv->cpu_us_per_message_median, iv->cpu_us_per_message_p10,
+                   iv->cpu_us_per_message_p90, n(iv->n));
+    out << fmt(
+        "memory     RSS before %.1f MB, at full load %.1f MB with %llu connections -> %.0f bytes per connection; at "
+        "the end %.1f MB\n",
+        cost.rss_before_bytes / 1048576, cost.rss_full_bytes / 1048576, n(cost.connections_at_full),
+        cost.rss_bytes_per_connection.value_or(0), cost.rss_after_bytes / 1048576);
+    out << fmt("timers     asio timer re-arms %.0f, wheel wake-ups %.0f, wheel worst lateness %.0f us\n",
+               cost.asio_timer_rearms, cost.wheel_wakeups, cost.wheel_worst_lateness_us);
     if (const auto& m = r.machine)
-        out << fmt("machine    %.0f CPUs, %.0f %% busy during the run (all processes), %.1f %% in interrupts, %.1f %% stolen; load average at the end %s\n",
-                   m->cpus, m->busy_percent, m->irq_percent, m->steal_percent, m->loadavg_at_end.c_str());
+        out << fmt(
+            "machine    %.0f CPUs, %.0f %% busy during the run (all processes), %.1f %% in interrupts, %.1f %% stolen; "
+            "load average at the end %s\n",
+            m->cpus, m->busy_percent, m->irq_percent, m->steal_percent, m->loadavg_at_end.c_str());
     const auto& cl = r.client;
-    out << fmt("loadgen    %.1f CPU s (%.0f %% of one core, %llu threads); loop lag p50 %.2f ms p99 %.2f ms max %.2f ms\n", cl.cpu_s,
-               cl.cpu_percent, n(cl.threads), cl.loop_lag_ms.p50, cl.loop_lag_ms.p99, cl.loop_lag_ms.max);
+    out << fmt(
+        "loadgen    %.1f CPU s (%.0f %% of one core, %llu threads); loop lag p50 %.2f ms p99 %.2f ms max %.2f ms\n",
+        cl.cpu_s, cl.cpu_percent, n(cl.threads), cl.loop_lag_ms.p50, cl.loop_lag_ms.p99, cl.loop_lag_ms.max);
     if (cl.overloaded)
-        out << "warning    loadgen's own loop ran over 100 ms late: it answered pings and read echoes late, so some lateness,\n"
-               "           round trips and even kicks are its own doing (fewer connections, more --threads, or a quieter machine)\n";
+        out << "warning    loadgen's own loop ran over 100 ms late: it answered pings and read echoes late, so some "
+               "lateness,\n"
+               "           round trips and even kicks are its own doing (fewer connections, more --threads, or a "
+               "quieter machine)\n";
     if (!cost.full_load_valid)
-        out << "warning    the server closed connections before every connection was up: no memory-per-connection figure\n"
-               "           (raise --connect-rate or the idle timeout so the connect phase ends before the first kick)\n";
+        out << "warning    the server closed connections before every connection was up: no memory-per-connection "
+               "figure\n"
+               "           (raise --connect-rate or the idle timeout so the connect phase ends before the first "
+               "kick)\n";
     if (cost.stats_errors > 0) out << fmt("warning    %llu /stats reads failed\n", n(cost.stats_errors));
 }
 
@@ -172,9 +198,12 @@ json::object compare(const run_result& a, const run_result& b, std::ostream& out
     const auto clean = [](const run_result& r) { return r.checks.false_kicks == 0 && r.checks.missed_kicks == 0; };
     const double cpu_a = value_or_zero(a.server_cost.steady, &cost_window::cpu_us_per_message);
     const double cpu_b = value_or_zero(b.server_cost.steady, &cost_window::cpu_us_per_message);
-    const auto median = [](const run_result& r) { return r.server_cost.steady_intervals ? r.server_cost.steady_intervals->cpu_us_per_message_median : 0; };
+    const auto median = [](const run_result& r) {
+        return r.server_cost.steady_intervals ? r.server_cost.steady_intervals->cpu_us_per_message_median : 0;
+    };
     const double med_a = median(a), med_b = median(b);
-    const double rss_a = a.server_cost.rss_bytes_per_connection.value_or(0), rss_b = b.server_cost.rss_bytes_per_connection.value_or(0);
+    const double rss_a = a.server_cost.rss_bytes_per_connection.value_or(0),
+                 rss_b = b.server_cost.rss_bytes_per_connection.value_or(0);
     const bool less_cpu = cpu_a > 0 && cpu_b > 0 && cpu_a < cpu_b;
     const bool less_cpu_median = med_a > 0 && med_b > 0 && med_a < med_b;
     const bool less_memory = rss_a > 0 && rss_b > 0 && rss_a < rss_b;
@@ -189,7 +218,8 @@ json::object compare(const run_result& a, const run_result& b, std::ostream& out
         << " (interval median: " << yes_no(less_cpu_median) << ")"
         << "; less memory per connection: " << (!memory_measured ? "not measured" : yes_no(less_memory))
         << "; 0 false and 0 missed kicks in both: " << yes_no(clean(a) && clean(b)) << "\n";
-    return json::object{{"runs", json::array{to_json(a), to_json(b)}}, {"ratios", std::move(ratios)}, {"targets", std::move(targets)}};
+    return json::object{
+        {"runs", json::array{to_json(a), to_json(b)}}, {"ratios", std::move(ratios)}, {"targets", std::move(targets)}};
 }
 
 }  // namespace loadgen

@@ -41,14 +41,15 @@ struct scenario_summary {
     double interval_ms = 0;
     bool closed_loop = false;
     std::uint64_t message_size = 0;
-    double duration_s = 0, ping_interval_ms = 0, pong_timeout_ms = 0, ping_jitter_ms = 0, allowance_ms = 0, stats_interval_ms = 0;
+    double duration_s = 0, ping_interval_ms = 0, pong_timeout_ms = 0, ping_jitter_ms = 0, allowance_ms = 0,
+           stats_interval_ms = 0;
     std::uint64_t seed = 0;
     std::uint64_t fd_limit = 0;
 };
 BOOST_DESCRIBE_STRUCT(scenario_summary, (),
-                      (protocol, connections, mix, threads, connect_rate, max_connecting, source_addresses, first_source, interval_ms,
-                       closed_loop, message_size, duration_s, ping_interval_ms, pong_timeout_ms, ping_jitter_ms, allowance_ms,
-                       stats_interval_ms, seed, fd_limit))
+                      (protocol, connections, mix, threads, connect_rate, max_connecting, source_addresses,
+                       first_source, interval_ms, closed_loop, message_size, duration_s, ping_interval_ms,
+                       pong_timeout_ms, ping_jitter_ms, allowance_ms, stats_interval_ms, seed, fd_limit))
 
 /// The server's settings, as its /stats reported them (idle timeout and tick: as used).
 struct server_summary {
@@ -65,10 +66,12 @@ BOOST_DESCRIBE_STRUCT(connect_summary, (), (ready, connect_failed, handshake_fai
 
 /// How one role's connections ended (keys: bench/loadgen/connection.hpp's outcome_names).
 struct role_outcomes {
-    std::uint64_t open = 0, connect_failed = 0, handshake_failed = 0, ws_idle_close = 0, ws_other_close = 0, dropped = 0, error = 0;
+    std::uint64_t open = 0, connect_failed = 0, handshake_failed = 0, ws_idle_close = 0, ws_other_close = 0,
+                  dropped = 0, error = 0;
     std::string expected;
 };
-BOOST_DESCRIBE_STRUCT(role_outcomes, (), (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected))
+BOOST_DESCRIBE_STRUCT(role_outcomes, (),
+                      (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected))
 
 struct outcome_table {
     std::optional<role_outcomes> idle, active, pinger, dead;  // null: no client of that role
@@ -84,8 +87,8 @@ struct check_summary {
     bool passed = false;
 };
 BOOST_DESCRIBE_STRUCT(check_summary, (),
-                      (false_kicks, early_kicks, missed_kicks, wrong_outcomes, unresolved, errors, idle_limit_ms, slack_ms, past_two_ticks,
-                       past_two_ticks_max_ms, passed))
+                      (false_kicks, early_kicks, missed_kicks, wrong_outcomes, unresolved, errors, idle_limit_ms,
+                       slack_ms, past_two_ticks, past_two_ticks_max_ms, passed))
 
 /// Failures of one kind, with a count and the first example.
 struct problem {
@@ -122,15 +125,16 @@ struct cost_window {
     double cpu_percent = 0, messages_per_s = 0, cpu_us_per_message = 0, user_us_per_message = 0;
 };
 BOOST_DESCRIBE_STRUCT(cost_window, (),
-                      (cpu_s, cpu_user_s, cpu_system_s, messages, seconds, cpu_percent, messages_per_s, cpu_us_per_message,
-                       user_us_per_message))
+                      (cpu_s, cpu_user_s, cpu_system_s, messages, seconds, cpu_percent, messages_per_s,
+                       cpu_us_per_message, user_us_per_message))
 
 /// CPU per echoed message in each --stats-interval of the steady window.
 struct interval_spread {
     std::uint64_t n = 0;
     double cpu_us_per_message_median = 0, cpu_us_per_message_p10 = 0, cpu_us_per_message_p90 = 0;
 };
-BOOST_DESCRIBE_STRUCT(interval_spread, (), (n, cpu_us_per_message_median, cpu_us_per_message_p10, cpu_us_per_message_p90))
+BOOST_DESCRIBE_STRUCT(interval_spread, (),
+                      (n, cpu_us_per_message_median, cpu_us_per_message_p10, cpu_us_per_message_p90))
 
 /// The server's cost (README.md, "Server cost", says what each window is).
 struct cost_summary {
@@ -145,9 +149,10 @@ struct cost_summary {
     std::uint64_t stats_errors = 0;
 };
 BOOST_DESCRIBE_STRUCT(cost_summary, (),
-                      (whole, steady, full_load, kick_phase, after_kicks, steady_intervals, rss_before_bytes, rss_after_bytes, rss_full_bytes,
-                       rss_bytes_per_connection, full_load_valid, connections_at_full, full_at_s, first_kick_s, last_kick_s,
-                       asio_timer_rearms, wheel_wakeups, wheel_worst_lateness_us, stats_errors))
+                      (whole, steady, full_load, kick_phase, after_kicks, steady_intervals, rss_before_bytes,
+                       rss_after_bytes, rss_full_bytes, rss_bytes_per_connection, full_load_valid, connections_at_full,
+                       full_at_s, first_kick_s, last_kick_s, asio_timer_rearms, wheel_wakeups, wheel_worst_lateness_us,
+                       stats_errors))
 
 /// How busy the whole machine was during the run (every CPU, every process).
 struct machine_summary {
@@ -167,12 +172,13 @@ struct sample_series {
     std::vector<double> t_s, uptime_s, cpu_s, cpu_user_s;
     std::vector<std::uint64_t> rss_bytes;
     std::vector<std::int64_t> open;
-    std::vector<std::uint64_t> messages, machine_busy_ticks, machine_total_ticks, machine_steal_ticks, machine_irq_ticks, wheel_wakeups,
-        wheel_expired, asio_timer_rearms;
+    std::vector<std::uint64_t> messages, machine_busy_ticks, machine_total_ticks, machine_steal_ticks,
+        machine_irq_ticks, wheel_wakeups, wheel_expired, asio_timer_rearms;
 };
 BOOST_DESCRIBE_STRUCT(sample_series, (),
-                      (t_s, uptime_s, cpu_s, cpu_user_s, rss_bytes, open, messages, machine_busy_ticks, machine_total_ticks,
-                       machine_steal_ticks, machine_irq_ticks, wheel_wakeups, wheel_expired, asio_timer_rearms))
+                      (t_s, uptime_s, cpu_s, cpu_user_s, rss_bytes, open, messages, machine_busy_ticks,
+                       machine_total_ticks, machine_steal_ticks, machine_irq_ticks, wheel_wakeups, wheel_expired,
+                       asio_timer_rearms))
 
 struct run_result {
     std::string label;
@@ -194,8 +200,9 @@ struct run_result {
     sample_series samples;
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
-                      (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms, dead_detection_s,
-                       idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine, stats, samples))
+                      (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
+                       dead_detection_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
+                       stats, samples))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not
 /// a loadgen result of this version).

@@ -39,7 +39,9 @@ unsigned raise_fd_limit() {
 double process_cpu() {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    const auto s = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    const auto s = [](const timeval& tv) {
+        return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+    };
     return s(ru.ru_utime) + s(ru.ru_stime);
 }
 
@@ -64,8 +66,10 @@ public:
         : plan_(plan),
           data_(data),
           stats_endpoint_(asio::ip::make_address(plan.host), plan.http_port),
-          context_{plan, clock::now(),
-                   asio::ip::tcp::endpoint(asio::ip::make_address(plan.host), plan.proto == protocol::tcp ? plan.tcp_port : plan.http_port),
+          context_{plan,
+                   clock::now(),
+                   asio::ip::tcp::endpoint(asio::ip::make_address(plan.host),
+                                           plan.proto == protocol::tcp ? plan.tcp_port : plan.http_port),
                    {},
                    plan.host + ":" + std::to_string(plan.http_port),
                    {}},
@@ -73,7 +77,9 @@ public:
           progress_timer_(io_) {
         const auto first = asio::ip::make_address(plan.first_source.empty() ? plan.host : plan.first_source);
         for (std::size_t k = 0; k < plan.source_addresses; ++k)
-            context_.sources.push_back(k == 0 ? first : asio::ip::address(asio::ip::address_v4(first.to_v4().to_uint() + static_cast<std::uint32_t>(k))));
+            context_.sources.push_back(k == 0 ? first
+                                              : asio::ip::address(asio::ip::address_v4(first.to_v4().to_uint() +
+                                                                                       static_cast<std::uint32_t>(k))));
         for (unsigned i = 0; i < plan.threads; ++i) threads_.push_back(std::make_unique<connection_thread>(context_));
         tty_ = isatty(STDERR_FILENO) != 0;
     }
@@ -113,19 +119,24 @@ private:
     }
 
     void check_server_settings() {
-        const auto server_idle = nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"idle_timeout_ms"}) * 1e6)));
-        const auto server_tick = nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"tick_ms"}) * 1e6)));
+        const auto server_idle =
+            nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"idle_timeout_ms"}) * 1e6)));
+        const auto server_tick =
+            nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"tick_ms"}) * 1e6)));
         data_.idle_timeout = plan_.idle_timeout.count() != 0 ? plan_.idle_timeout : server_idle;
         data_.tick = plan_.tick.count() != 0 ? plan_.tick : server_tick;
         if (server_idle.count() != 0 && data_.idle_timeout != server_idle)
-            throw std::runtime_error("--idle-timeout does not match the server's (" + std::to_string(millis(server_idle)) + " ms)");
+            throw std::runtime_error("--idle-timeout does not match the server's (" +
+                                     std::to_string(millis(server_idle)) + " ms)");
         if (data_.idle_timeout.count() <= 0 || data_.tick.count() <= 0)
-            throw std::runtime_error("the server's /stats has no idle_timeout_ms / tick_ms: give --idle-timeout and --tick");
+            throw std::runtime_error(
+                "the server's /stats has no idle_timeout_ms / tick_ms: give --idle-timeout and --tick");
     }
 
     awaitable<void> control() {
         auto before = co_await try_fetch();
-        if (!before) throw std::runtime_error("cannot read /stats from " + plan_.host + ":" + std::to_string(plan_.http_port));
+        if (!before)
+            throw std::runtime_error("cannot read /stats from " + plan_.host + ":" + std::to_string(plan_.http_port));
         data_.before = std::move(*before);
         check_server_settings();
 
@@ -142,9 +153,11 @@ private:
         while (launched < total && clock::now() < end) {
             const double allowed = std::floor(plan_.connect_rate * since_start()) + 1;
             while (launched < total && static_cast<double>(launched) < allowed &&
-                   counters.connecting.load(std::memory_order_relaxed) < static_cast<std::int64_t>(plan_.max_connecting)) {
+                   counters.connecting.load(std::memory_order_relaxed) <
+                       static_cast<std::int64_t>(plan_.max_connecting)) {
                 counters.connecting.fetch_add(1, std::memory_order_relaxed);
-                threads_[launched % threads_.size()]->launch(data_.records[launched], plan_.seed * 0x100000001b3ULL + launched,
+                threads_[launched % threads_.size()]->launch(data_.records[launched],
+                                                             plan_.seed * 0x100000001b3ULL + launched,
                                                              context_.sources[launched % context_.sources.size()]);
                 ++launched;
             }
@@ -215,9 +228,12 @@ private:
         const double rate = t > last_t_ ? static_cast<double>(echoed - last_echoed_) / (t - last_t_) : 0;
         last_t_ = t;
         last_echoed_ = echoed;
-        std::fprintf(stderr, "%s[loadgen %6.1fs] connected %llu/%zu  open %llu  kicked %llu (idle %llu, pinger %llu, dead %llu, active %llu)  errors %llu  echoes/s %.0f%s",
+        std::fprintf(stderr,
+                     "%s[loadgen %6.1fs] connected %llu/%zu  open %llu  kicked %llu (idle %llu, pinger %llu, dead "
+                     "%llu, active %llu)  errors %llu  echoes/s %.0f%s",
                      tty_ ? "\r" : "", t, static_cast<unsigned long long>(ready), data_.records.size(),
-                     static_cast<unsigned long long>(ready - std::min(ready, kicked)), static_cast<unsigned long long>(kicked),
+                     static_cast<unsigned long long>(ready - std::min(ready, kicked)),
+                     static_cast<unsigned long long>(kicked),
                      static_cast<unsigned long long>(c.closed_by_server[index(role::idle)].load()),
                      static_cast<unsigned long long>(c.closed_by_server[index(role::pinger)].load()),
                      static_cast<unsigned long long>(c.closed_by_server[index(role::dead)].load()),
@@ -246,8 +262,9 @@ run_data run(const scenario& plan) {
     data.fd_limit = raise_fd_limit();
     const std::size_t spare = 64;  // stats requests, io_contexts, stdio
     if (data.fd_limit != 0 && plan.connections + spare > data.fd_limit)
-        throw std::runtime_error(std::to_string(plan.connections) + " connections need " + std::to_string(plan.connections + spare) +
-                                 " descriptors; this process may have " + std::to_string(data.fd_limit) +
+        throw std::runtime_error(std::to_string(plan.connections) + " connections need " +
+                                 std::to_string(plan.connections + spare) + " descriptors; this process may have " +
+                                 std::to_string(data.fd_limit) +
                                  " (ulimit -n): use fewer connections or several loadgen processes");
     data.records = make_records(plan);
     controller c(plan, data);

@@ -20,7 +20,7 @@ struct run_data {
     std::vector<std::uint32_t> rtt_us;
     std::vector<std::uint32_t> lag_us;        // client threads' loop lag
     double client_cpu = 0;                    // loadgen's own CPU seconds during the run
-    std::vector<server_sample> samples;     // every --stats-interval
+    std::vector<server_sample> samples;       // every --stats-interval
     boost::json::object before, full, after;  // /stats before connecting, with every connection up, at the end
     double t_full = -1;                       // when `full` was read (-1: never)
     double t_after = 0;                       // when `after` was read
@@ -28,7 +28,7 @@ struct run_data {
     std::uint64_t ready_at_full = 0;          // connections up when `full` was read
     std::int64_t stopped_at = 0;              // ns: when loadgen began closing its connections
     std::uint64_t stats_errors = 0;
-    nanoseconds idle_timeout{0};              // the server's, from /stats unless given
+    nanoseconds idle_timeout{0};  // the server's, from /stats unless given
     nanoseconds tick{0};
     unsigned fd_limit = 0;
 };

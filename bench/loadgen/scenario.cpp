@@ -67,7 +67,8 @@ std::optional<std::string> resolve_mix(const std::array<share, role_count>& shar
         while (assigned < total) {
             std::size_t best = role_count;
             for (std::size_t r = 0; r < role_count; ++r)
-                if (shares[r].fraction && shares[r].value > 0 && (best == role_count || remainder[r] > remainder[best])) best = r;
+                if (shares[r].fraction && shares[r].value > 0 && (best == role_count || remainder[r] > remainder[best]))
+                    best = r;
             if (best == role_count) break;
             ++counts[best];
             remainder[best] = -1;
@@ -75,8 +76,8 @@ std::optional<std::string> resolve_mix(const std::array<share, role_count>& shar
         }
     }
     if (assigned != total)
-        return "the mix (--idle, --active, --pingers, --dead) adds up to " + std::to_string(assigned) + " connections, not --connections " +
-               std::to_string(total);
+        return "the mix (--idle, --active, --pingers, --dead) adds up to " + std::to_string(assigned) +
+               " connections, not --connections " + std::to_string(total);
     return std::nullopt;
 }
 
@@ -179,7 +180,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
 
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(s.host, ec);
-    if (ec || !address.is_loopback()) return fail("--host must be a loopback address (this is a benchmark, not a flood tool)");
+    if (ec || !address.is_loopback())
+        return fail("--host must be a loopback address (this is a benchmark, not a flood tool)");
     if (s.http_port == 0) return fail("--http-port is required (the WebSocket echo and /stats)");
     if (s.proto == protocol::tcp && s.tcp_port == 0) return fail("--protocol tcp needs --tcp-port");
     if (s.connections == 0) return fail("--connections must be > 0");
@@ -212,7 +214,9 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     for (std::size_t r = 0; r < role_count; ++r) {
         if (shares[r].empty()) continue;  // not given while others were: none of this role
         const auto p = parse_share(shares[r]);
-        if (!p) return fail("--" + std::string(r == 2 ? "pingers" : role_names[r]) + " " + shares[r] + ": expected a fraction 0.0..1.0 or a count");
+        if (!p)
+            return fail("--" + std::string(r == 2 ? "pingers" : role_names[r]) + " " + shares[r] +
+                        ": expected a fraction 0.0..1.0 or a count");
         parsed[r] = *p;
     }
     if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);

@@ -44,10 +44,10 @@ struct scenario {
     protocol proto = protocol::ws;
     std::size_t connections = 1000;
     unsigned threads = 1;
-    double connect_rate = 4000;       // new connections started per second
-    std::size_t max_connecting = 256; // connections in their connect/handshake at once
-    std::size_t source_addresses = 0; // client addresses first_source, +1, ... (0 = one per 8000 connections)
-    std::string first_source;         // the first client address (empty: the server's address)
+    double connect_rate = 4000;                 // new connections started per second
+    std::size_t max_connecting = 256;           // connections in their connect/handshake at once
+    std::size_t source_addresses = 0;           // client addresses first_source, +1, ... (0 = one per 8000 connections)
+    std::string first_source;                   // the first client address (empty: the server's address)
     std::array<std::size_t, role_count> mix{};  // connections per role; adds up to `connections`
     nanoseconds interval = std::chrono::seconds(1);
     // Active clients send their next message as soon as the echo arrives (saturation), not
@@ -89,7 +89,9 @@ using tools::parse_duration;  // the server's own duration format (tools/common/
                                                         int& exit_code);
 
 [[nodiscard]] inline double seconds(nanoseconds d) noexcept { return std::chrono::duration<double>(d).count(); }
-[[nodiscard]] inline double millis(nanoseconds d) noexcept { return std::chrono::duration<double, std::milli>(d).count(); }
+[[nodiscard]] inline double millis(nanoseconds d) noexcept {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 }  // namespace loadgen
 

@@ -64,7 +64,8 @@ asio::awaitable<json::object> fetch_stats(asio::ip::tcp::endpoint endpoint, nano
     co_await http::async_read(stream, buffer, res, asio::use_awaitable);
     boost::system::error_code ignored;
     stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    if (res.result() != http::status::ok) throw std::runtime_error("/stats answered " + std::to_string(res.result_int()));
+    if (res.result() != http::status::ok)
+        throw std::runtime_error("/stats answered " + std::to_string(res.result_int()));
     json::value doc = json::parse(res.body());
     if (!doc.is_object()) throw std::runtime_error("/stats is not a JSON object");
     co_return std::move(doc.get_object());

@@ -22,15 +22,15 @@ struct machine_cpu {
 
 /// The figures of one /stats document that loadgen follows over time.
 struct server_sample {
-    double t = 0;          // client time since the run's start, seconds (negative: before it)
-    double uptime = 0;     // the server's uptime, seconds
-    double cpu = 0;        // user + system CPU seconds, all threads
-    double user = 0;       // of which user
-    std::uint64_t rss = 0; // resident bytes
-    std::int64_t open = 0; // open connections
+    double t = 0;           // client time since the run's start, seconds (negative: before it)
+    double uptime = 0;      // the server's uptime, seconds
+    double cpu = 0;         // user + system CPU seconds, all threads
+    double user = 0;        // of which user
+    std::uint64_t rss = 0;  // resident bytes
+    std::int64_t open = 0;  // open connections
     std::uint64_t messages = 0;
     std::uint64_t wheel_wakeups = 0, wheel_expired = 0, asio_rearms = 0;  // the timers' work so far
-    machine_cpu machine;   // read by loadgen when the sample arrived
+    machine_cpu machine;                                                  // read by loadgen when the sample arrived
 
     [[nodiscard]] static server_sample from(const boost::json::object& stats, double t);
 };

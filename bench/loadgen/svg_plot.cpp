@@ -1,13 +1,11 @@
 #include "svg_plot.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 namespace loadgen {
-
 
 namespace {
 
@@ -63,7 +61,7 @@ double nice_ceil(double v, int ticks = 5) {
 struct series {
     std::vector<std::pair<double, double>> points;
     std::string colour;
-    bool steps = false;   // a histogram outline, filled
+    bool steps = false;  // a histogram outline, filled
     bool dashed = false;
 };
 
@@ -86,26 +84,33 @@ public:
         const double xs = nice_step(x1_ - x0_, 6), ys = nice_step(y1_ - y0_, 4);
         svg += "<g class=\"g\">";
         for (double v = std::ceil(y0_ / ys) * ys; v <= y1_ + ys * 1e-9; v += ys) {
-            svg += "<line x1=\"" + num(x_) + "\" x2=\"" + num(x_ + w_) + "\" y1=\"" + num(py(v)) + "\" y2=\"" + num(py(v)) + "\"/>";
+            svg += "<line x1=\"" + num(x_) + "\" x2=\"" + num(x_ + w_) + "\" y1=\"" + num(py(v)) + "\" y2=\"" +
+                   num(py(v)) + "\"/>";
         }
         svg += "</g>\n<g class=\"l\">";
         for (double v = std::ceil(y0_ / ys) * ys; v <= y1_ + ys * 1e-9; v += ys)
-            svg += "<text x=\"" + num(x_ - 4) + "\" y=\"" + num(py(v) + 4) + "\" text-anchor=\"end\">" + label_number(v) + "</text>";
+            svg += "<text x=\"" + num(x_ - 4) + "\" y=\"" + num(py(v) + 4) + "\" text-anchor=\"end\">" +
+                   label_number(v) + "</text>";
         for (double v = std::ceil(x0_ / xs) * xs; v <= x1_ + xs * 1e-9; v += xs)
-            svg += "<text x=\"" + num(px(v)) + "\" y=\"" + num(y_ + h_ + 14) + "\" text-anchor=\"middle\">" + label_number(v) + "</text>";
-        svg += "<text x=\"" + num(x_ + w_) + "\" y=\"" + num(y_ + h_ + 28) + "\" text-anchor=\"end\">" + escape(xlabel) + "</text>";
-        svg += "</g>\n<rect x=\"" + num(x_) + "\" y=\"" + num(y_) + "\" width=\"" + num(w_) + "\" height=\"" + num(h_) + "\" class=\"f\"/>\n";
+            svg += "<text x=\"" + num(px(v)) + "\" y=\"" + num(y_ + h_ + 14) + "\" text-anchor=\"middle\">" +
+                   label_number(v) + "</text>";
+        svg += "<text x=\"" + num(x_ + w_) + "\" y=\"" + num(y_ + h_ + 28) + "\" text-anchor=\"end\">" +
+               escape(xlabel) + "</text>";
+        svg += "</g>\n<rect x=\"" + num(x_) + "\" y=\"" + num(y_) + "\" width=\"" + num(w_) + "\" height=\"" + num(h_) +
+               "\" class=\"f\"/>\n";
     }
 
     void draw(std::string& svg, const series& s) const {
         if (s.points.empty()) return;
         std::string pts;
-        for (const auto& [x, y] : s.points) pts += num(px(std::clamp(x, x0_, x1_))) + "," + num(py(std::clamp(y, y0_, y1_))) + " ";
+        for (const auto& [x, y] : s.points)
+            pts += num(px(std::clamp(x, x0_, x1_))) + "," + num(py(std::clamp(y, y0_, y1_))) + " ";
         if (s.steps)
-            svg += "<polygon points=\"" + pts + "\" fill=\"" + s.colour + "\" fill-opacity=\"0.18\" stroke=\"" + s.colour + "\" stroke-width=\"1.3\"/>\n";
+            svg += "<polygon points=\"" + pts + "\" fill=\"" + s.colour + "\" fill-opacity=\"0.18\" stroke=\"" +
+                   s.colour + "\" stroke-width=\"1.3\"/>\n";
         else
-            svg += "<polyline points=\"" + pts + "\" fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"" + (s.dashed ? "1" : "1.5") + "\"" +
-                   (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
+            svg += "<polyline points=\"" + pts + "\" fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"" +
+                   (s.dashed ? "1" : "1.5") + "\"" + (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
     }
 
 private:
@@ -126,31 +131,36 @@ std::vector<double> as_doubles(const std::vector<T>& values, double scale = 1) {
 std::string plot_svg(const std::vector<const run_result*>& runs) {
     const double width = 980, height = 750;
     std::string svg;
-    svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) +
-           " " + num(height) + "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n";
-    svg += "<style>.t{font-size:13px;font-weight:bold}.g line{stroke:#e4e4e4}.l text{fill:#444}.f{fill:none;stroke:#888}</style>\n";
+    svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(height) +
+           "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
+           "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n";
+    svg +=
+        "<style>.t{font-size:13px;font-weight:bold}.g line{stroke:#e4e4e4}.l "
+        "text{fill:#444}.f{fill:none;stroke:#888}</style>\n";
     svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     if (runs.empty()) return svg + "</svg>\n";
 
     const auto& first = *runs.front();
     const auto count = [](std::uint64_t v) { return label_number(static_cast<double>(v)); };
-    std::string title = "loadgen, " + first.scenario.protocol + ": " + count(first.scenario.connections) + " connections (idle " +
-                        count(first.scenario.mix.idle) + ", active " + count(first.scenario.mix.active) + ", pinger " +
-                        count(first.scenario.mix.pinger) + ", dead " + count(first.scenario.mix.dead) + "), idle timeout " +
-                        label_number(first.server.idle_timeout_ms / 1000) + " s, tick " + label_number(first.server.tick_ms) + " ms, " +
-                        label_number(first.server.threads) + " server thread(s)";
+    std::string title =
+        "loadgen, " + first.scenario.protocol + ": " + count(first.scenario.connections) + " connections (idle " +
+        count(first.scenario.mix.idle) + ", active " + count(first.scenario.mix.active) + ", pinger " +
+        count(first.scenario.mix.pinger) + ", dead " + count(first.scenario.mix.dead) + "), idle timeout " +
+        label_number(first.server.idle_timeout_ms / 1000) + " s, tick " + label_number(first.server.tick_ms) + " ms, " +
+        label_number(first.server.threads) + " server thread(s)";
     svg += "<text x=\"20\" y=\"24\" font-size=\"12.5\" font-weight=\"bold\">" + escape(title) + "</text>\n";
     // Legend: one line per run with its headline figures.
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = *runs[i];
         char line[512];
         std::snprintf(line, sizeof line,
-                      "%s: kick lateness p50 %.1f / p99 %.1f / max %.1f ms; server CPU %.2f us/echo (steady); RSS %.0f B/connection; "
+                      "%s: kick lateness p50 %.1f / p99 %.1f / max %.1f ms; server CPU %.2f us/echo (steady); RSS %.0f "
+                      "B/connection; "
                       "false %.0f, missed %.0f; machine %.0f %% busy",
-                      r.label.c_str(), r.kick_lateness_ms.idle.p50, r.kick_lateness_ms.idle.p99, r.kick_lateness_ms.idle.max,
-                      r.server_cost.steady ? r.server_cost.steady->cpu_us_per_message : 0, r.server_cost.rss_bytes_per_connection.value_or(0),
-                      static_cast<double>(r.checks.false_kicks), static_cast<double>(r.checks.missed_kicks),
-                      r.machine ? r.machine->busy_percent : 0);
+                      r.label.c_str(), r.kick_lateness_ms.idle.p50, r.kick_lateness_ms.idle.p99,
+                      r.kick_lateness_ms.idle.max, r.server_cost.steady ? r.server_cost.steady->cpu_us_per_message : 0,
+                      r.server_cost.rss_bytes_per_connection.value_or(0), static_cast<double>(r.checks.false_kicks),
+                      static_cast<double>(r.checks.missed_kicks), r.machine ? r.machine->busy_percent : 0);
         const double y = 46 + 17 * static_cast<double>(i);
         svg += "<rect x=\"20\" y=\"" + num(y - 9) + "\" width=\"14\" height=\"10\" fill=\"" + colours[i % 4] + "\"/>";
         svg += "<text x=\"40\" y=\"" + num(y) + "\">" + escape(line) + "</text>\n";
@@ -158,7 +168,8 @@ std::string plot_svg(const std::vector<const run_result*>& runs) {
 
     const double top = 46 + 17 * static_cast<double>(runs.size()) + 30;
     const double pw = 400, ph = (height - top - 120) / 2;
-    panel hist(70, top, pw, ph), cpu(560, top, pw, ph), rss(70, top + ph + 75, pw, ph), open(560, top + ph + 75, pw, ph);
+    panel hist(70, top, pw, ph), cpu(560, top, pw, ph), rss(70, top + ph + 75, pw, ph),
+        open(560, top + ph + 75, pw, ph);
 
     // Lateness histogram over a shared range; a few far outliers go into the last bin.
     std::vector<std::vector<double>> late;
@@ -219,7 +230,8 @@ std::string plot_svg(const std::vector<const run_result*>& runs) {
                 const double pct = 100 * (c[k] - c[k - 1]) / (up[k] - up[k - 1]);
                 sc.points.emplace_back((t[k] + t[k - 1]) / 2, pct);
                 cpu_max = std::max(cpu_max, pct);
-                if (k < u.size()) su.points.emplace_back((t[k] + t[k - 1]) / 2, 100 * (u[k] - u[k - 1]) / (up[k] - up[k - 1]));
+                if (k < u.size())
+                    su.points.emplace_back((t[k] + t[k - 1]) / 2, 100 * (u[k] - u[k - 1]) / (up[k] - up[k - 1]));
             }
             if (k < m.size()) {
                 sr.points.emplace_back(t[k], m[k] / 1048576);
