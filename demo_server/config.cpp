@@ -11,7 +11,6 @@ namespace demo {
 namespace {
 
 using tools::duration_arg;
-};
 
 template <class Enum>
 struct enum_arg {
