@@ -1,0 +1,294 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_DETAIL_CANCEL_AFTER_OP_HPP
+#define IDLEWHEEL_DETAIL_CANCEL_AFTER_OP_HPP
+
+// The state of one operation started through cancel_after / cancel_at: one block, allocated
+// with the handler's associated allocator (Asio's per-thread recycling allocator when that is
+// std::allocator, so a steady stream of operations calls malloc zero times). It holds the
+// handler, the cancellation signal whose slot the operation sees, and the deadline: a
+// timer_node on the shared wheel, so arming and disarming are O(1) relinks and there is no
+// Asio timer per operation. Unlike Asio's timed_cancel_op there is no timer wait to
+// complete, so the block is freed as soon as the operation completes, before its handler runs.
+//
+// The block may be reached from three frames at once: the deadline (or the outer slot, or
+// the wheel's watch) emitting into the operation's signal, the operation's completion (which
+// an operation may deliver from inside that emit), and the initiating function. `busy_`
+// counts the emitting frames; a completion that happens inside one calls the handler in
+// place and leaves the freeing to the frame.
+
+#include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/executor_check.hpp>
+#include <idlewheel/detail/wheel_watch.hpp>
+#include <idlewheel/error.hpp>
+#include <idlewheel/timer_node.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+#include <asio/detail/recycling_allocator.hpp>
+#include <asio/detail/thread_info_base.hpp>
+#else
+#include <boost/asio/detail/recycling_allocator.hpp>
+#include <boost/asio/detail/thread_info_base.hpp>
+#endif
+
+namespace idlewheel::detail {
+
+// A delay, rounded up (never early) and saturated, in the wheel clock's duration.
+template <class To, class Rep, class Period>
+constexpr To deadline_ceil(std::chrono::duration<Rep, Period> d) noexcept {
+    if (!(d > std::chrono::duration<Rep, Period>::zero())) return To::zero();
+    using wide = std::chrono::duration<long double, typename To::period>;
+    if (std::chrono::duration_cast<wide>(d).count() >= static_cast<long double>(To::max().count())) return To::max();
+    return std::chrono::ceil<To>(d);
+}
+
+// "d from now" and "at t": how a deadline is put on the wheel.
+template <class Wheel>
+struct relative_deadline {
+    typename Wheel::duration delay;
+    void arm(Wheel& wheel, timer_node& node) const { wheel.schedule(node, delay); }
+};
+
+template <class Wheel>
+struct absolute_deadline {
+    typename Wheel::time_point at;
+    void arm(Wheel& wheel, timer_node& node) const { wheel.schedule_at(node, at); }
+};
+
+template <class Op, class... Signatures>
+class cancel_after_handler;
+
+template <class Handler, class Wheel, class... Signatures>
+class cancel_after_op {
+public:
+    using handler_type = Handler;
+    using executor_type = typename Wheel::executor_type;
+
+    // Allocates and constructs the block (rebinding the handler's associated allocator).
+    template <class H>
+    static cancel_after_op* create(H& handler, net::cancellation_type_t type, Wheel& wheel) {
+        op_allocator a(allocator_of(handler));
+        cancel_after_op* p = op_traits::allocate(a, 1);
+        try {
+            op_traits::construct(a, p, std::move(handler), type, wheel.get_executor());
+        } catch (...) {
+            op_traits::deallocate(a, p, 1);
+            throw;
+        }
+        return p;
+    }
+
+    cancel_after_op(Handler&& handler, net::cancellation_type_t type, const executor_type& wheel_executor)
+        : handler_(std::move(handler)), type_(type), wheel_executor_(wheel_executor) {
+        link_.on_wheel_gone = &wheel_gone;
+    }
+
+    // Arms the deadline, connects the outer slot, and starts the operation with the inner
+    // handler. If the wheel cannot take the deadline (stopped, or max_pending reached) the
+    // operation is cancelled at once, as if its deadline had passed.
+    template <class Deadline, class Initiation, class... Args>
+    void start(Wheel& wheel, const Deadline& deadline, Initiation&& initiation, Args&&... args) {
+        const bool armed = arm(wheel, deadline);
+        auto outer = net::get_associated_cancellation_slot(handler_);
+        if (outer.is_connected()) proxy_ = &outer.template emplace<cancel_proxy>(this);
+        ++busy_;
+        struct leave {
+            cancel_after_op* op;
+            ~leave() { op->leave_frame(); }
+        } frame{this};
+        cancel_after_handler<cancel_after_op, Signatures...> inner(this);
+        net::async_initiate<cancel_after_handler<cancel_after_op, Signatures...>, Signatures...>(
+            std::forward<Initiation>(initiation), inner, std::forward<Args>(args)...);
+        if (!armed && !done_) signal_.emit(type_);
+    }
+
+    [[nodiscard]] net::cancellation_slot slot() noexcept { return signal_.slot(); }
+    [[nodiscard]] const Handler& handler() const noexcept { return handler_; }
+
+    // The operation completed: disarm, then call the handler (after freeing the block,
+    // unless a frame is still inside it).
+    template <class... Args>
+    void complete(Args&&... args) {
+        if (busy_ == 0 && known_not_running_in(wheel_executor_)) {
+            // The handler's executor is not the wheel's (use_future's handler runs on the
+            // system executor): the deadline is the wheel's to touch, so its removal goes
+            // there, and the block is freed there.
+            if (proxy_ != nullptr) proxy_->op = nullptr;
+            proxy_ = nullptr;
+            Handler h(std::move(handler_));
+            net::post(wheel_executor_, [this] {
+                disconnect();
+                destroy(this);
+            });
+            std::move(h)(std::forward<Args>(args)...);
+            return;
+        }
+        disconnect();
+        if (busy_ != 0) {
+            done_ = true;
+            std::move(handler_)(std::forward<Args>(args)...);
+            return;
+        }
+        Handler h(std::move(handler_));
+        destroy(this);
+        std::move(h)(std::forward<Args>(args)...);
+    }
+
+    // The operation dropped its handler without calling it (io_context shut down).
+    void abandon() noexcept {
+        disconnect();
+        if (busy_ != 0) {
+            done_ = true;
+            return;
+        }
+        destroy(this);
+    }
+
+private:
+    using handler_allocator = net::associated_allocator_t<Handler>;
+    using recycling = net::detail::get_recycling_allocator<handler_allocator, net::detail::thread_info_base::default_tag>;
+    using op_allocator =
+        typename std::allocator_traits<typename recycling::type>::template rebind_alloc<cancel_after_op>;
+    using op_traits = std::allocator_traits<op_allocator>;
+
+    static typename recycling::type allocator_of(const Handler& h) noexcept {
+        return recycling::get(net::get_associated_allocator(h));
+    }
+    static void destroy(cancel_after_op* p) noexcept {
+        op_allocator a(allocator_of(p->handler_));
+        op_traits::destroy(a, p);
+        op_traits::deallocate(a, p, 1);
+    }
+
+    // Forwards the outer handler's cancellation (a co_spawn parent, a parallel_group) to
+    // the operation, with the type it was emitted with.
+    struct cancel_proxy {
+        cancel_after_op* op;
+        explicit cancel_proxy(cancel_after_op* o) noexcept : op(o) {}
+        void operator()(net::cancellation_type_t type) {
+            if (op != nullptr) op->emit(type);
+        }
+    };
+
+    // Puts the deadline on the wheel and the operation on the wheel's watch (which cancels
+    // it if the wheel is stopped or destroyed first). False if the wheel refuses either.
+    template <class Deadline>
+    bool arm(Wheel& wheel, const Deadline& deadline) {
+        try {
+            deadline.arm(wheel, node_);
+        } catch (const system_error&) {
+            return false;
+        }
+        watch& w = watch::of(&wheel);
+        if (!w.add(wheel, link_)) {
+            node_.cancel();
+            return false;
+        }
+        watch_ = &w;
+        return true;
+    }
+
+    void emit(net::cancellation_type_t type) {
+        ++busy_;
+        struct leave {
+            cancel_after_op* op;
+            ~leave() { op->leave_frame(); }
+        } frame{this};
+        signal_.emit(type);
+    }
+
+    void leave_frame() noexcept {
+        if (--busy_ == 0 && done_) destroy(this);
+    }
+
+    // The deadline passed.
+    void expire() {
+        unwatch();
+        emit(type_);
+    }
+
+    // The wheel was stopped or destroyed with the deadline pending (see wheel_watch.hpp).
+    static void wheel_gone(watch_link& l) {
+        cancel_after_op* op = static_cast<op_link&>(l).op;
+        op->watch_ = nullptr;  // the watch has taken it off its list
+        op->emit(op->type_);
+    }
+
+    void unwatch() noexcept {
+        if (watch_ == nullptr) return;
+        std::exchange(watch_, nullptr)->remove(link_);
+    }
+
+    void disconnect() noexcept {
+        node_.cancel();
+        unwatch();
+        if (proxy_ != nullptr) proxy_->op = nullptr;
+    }
+
+    Handler handler_;
+    net::cancellation_signal signal_;
+    net::cancellation_type_t type_;
+    unsigned busy_ = 0;
+    bool done_ = false;
+    cancel_proxy* proxy_ = nullptr;
+    watch* watch_ = nullptr;
+    executor_type wheel_executor_;  // where the deadline lives (the wheel may be gone)
+    struct op_link final : watch_link {
+        cancel_after_op* op;
+        explicit op_link(cancel_after_op* o) noexcept : op(o) {}
+    } link_{this};
+    timer_node node_{call_member<&cancel_after_op::expire>(this)};
+};
+
+// The handler the operation sees: its cancellation slot is the block's signal; every other
+// association (executor, allocator, ...) is the outer handler's (see the associator below).
+template <class Op, class R, class... Args>
+class cancel_after_handler<Op, R(Args...)> {
+public:
+    using cancellation_slot_type = net::cancellation_slot;
+
+    explicit cancel_after_handler(Op* op) noexcept : op_(op) {}
+    cancel_after_handler(cancel_after_handler&& other) noexcept : op_(std::exchange(other.op_, nullptr)) {}
+    cancel_after_handler& operator=(cancel_after_handler&&) = delete;
+    ~cancel_after_handler() {
+        if (op_ != nullptr) op_->abandon();
+    }
+
+    [[nodiscard]] cancellation_slot_type get_cancellation_slot() const noexcept { return op_->slot(); }
+
+    void operator()(Args... args) { std::exchange(op_, nullptr)->complete(std::forward<Args>(args)...); }
+
+    Op* op_;
+};
+
+template <class Op, class R, class... Args, class... Signatures>
+class cancel_after_handler<Op, R(Args...), Signatures...> : public cancel_after_handler<Op, Signatures...> {
+public:
+    using cancel_after_handler<Op, Signatures...>::cancel_after_handler;
+    using cancel_after_handler<Op, Signatures...>::operator();
+
+    void operator()(Args... args) { std::exchange(this->op_, nullptr)->complete(std::forward<Args>(args)...); }
+};
+
+}  // namespace idlewheel::detail
+
+template <template <class, class> class Associator, class Op, class... Signatures, class DefaultCandidate>
+struct idlewheel::net::associator<Associator, idlewheel::detail::cancel_after_handler<Op, Signatures...>,
+                                  DefaultCandidate> : Associator<typename Op::handler_type, DefaultCandidate> {
+    static typename Associator<typename Op::handler_type, DefaultCandidate>::type get(
+        const idlewheel::detail::cancel_after_handler<Op, Signatures...>& h) noexcept {
+        return Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler());
+    }
+    static auto get(const idlewheel::detail::cancel_after_handler<Op, Signatures...>& h,
+                    const DefaultCandidate& c) noexcept
+        -> decltype(Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler(), c)) {
+        return Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler(), c);
+    }
+};
+
+#endif
