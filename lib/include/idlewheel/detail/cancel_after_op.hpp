@@ -93,7 +93,14 @@ public:
     // operation is cancelled at once, as if its deadline had passed.
     template <class Deadline, class Initiation, class... Args>
     void start(Wheel& wheel, const Deadline& deadline, Initiation&& initiation, Args&&... args) {
-        const bool armed = arm(wheel, deadline);
+        bool armed = false;
+        try {
+            armed = arm(wheel, deadline);
+        } catch (...) {  // std::bad_alloc: the operation is not started, the handler is dropped
+            disconnect();
+            destroy(this);
+            throw;
+        }
         auto outer = net::get_associated_cancellation_slot(handler_);
         if (outer.is_connected()) proxy_ = &outer.template emplace<cancel_proxy>(this);
         ++busy_;
