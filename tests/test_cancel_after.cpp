@@ -25,8 +25,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/multiple_exceptions.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/multiple_exceptions.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/strand.hpp>
@@ -128,9 +128,8 @@ auto recorder(outcome& out, manual_clock::time_point t0) {
     };
 }
 
-constexpr std::array<asio::cancellation_type, 3> all_types{asio::cancellation_type::terminal,
-                                                           asio::cancellation_type::partial,
-                                                           asio::cancellation_type::total};
+constexpr std::array<asio::cancellation_type, 3> all_types{
+    asio::cancellation_type::terminal, asio::cancellation_type::partial, asio::cancellation_type::total};
 
 }  // namespace
 
@@ -221,8 +220,8 @@ BOOST_FIXTURE_TEST_CASE(cancel_at_an_absolute_time, fixture) {
     BOOST_TEST(out.at >= 40);
     BOOST_TEST(out.at <= 41);
     outcome partial;
-    async_never(io, partial, cancel_at(wheel, manual_clock::now() + 5ms, asio::cancellation_type::partial,
-                                       recorder(partial, t0)));
+    async_never(io, partial,
+                cancel_at(wheel, manual_clock::now() + 5ms, asio::cancellation_type::partial, recorder(partial, t0)));
     advance_and_poll(io, 6ms);
     BOOST_REQUIRE(partial.emitted.size() == 1U);
     BOOST_TEST((partial.emitted[0] == asio::cancellation_type::partial));
@@ -418,9 +417,9 @@ BOOST_FIXTURE_TEST_CASE(handler_allocator_allocates_the_state, fixture) {
     warm_up();
     int allocations = 0;
     outcome out;
-    async_never(io, out,
-                cancel_after(wheel, 5ms,
-                             asio::bind_allocator(counting_allocator<int>(&allocations), recorder(out, t0))));
+    async_never(
+        io, out,
+        cancel_after(wheel, 5ms, asio::bind_allocator(counting_allocator<int>(&allocations), recorder(out, t0))));
     BOOST_TEST(allocations >= 1);
     advance_and_poll(io, 6ms);
     BOOST_TEST(out.calls == 1);
@@ -536,7 +535,7 @@ BOOST_FIXTURE_TEST_CASE(stopped_with_operations_pending, fixture) {
         async_never(io, outs[i], cancel_after(wheel, 1s, all_types[i], recorder(outs[i], t0)));
     advance_and_poll(io, 10ms);
     const auto unrun = wheel.stop();
-    BOOST_TEST(unrun.size() == 1U);  // the watch's guard; the deadlines are timer_nodes
+    BOOST_TEST(unrun.size() == 1U);                     // the watch's guard; the deadlines are timer_nodes
     for (auto& out : outs) BOOST_TEST(out.calls == 0);  // not from inside stop()
     poll(io);
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -713,7 +712,7 @@ BOOST_AUTO_TEST_CASE(socket_reads) {
     BOOST_TEST(std::string(buf.data(), n) == "hello");
 }
 
-// The idiom of the issue: a coroutine server reading with per-read timeouts through the
+// The coroutine idiom: a server reading with per-read timeouts through the
 // partial form (the socket's default token is use_awaitable).
 BOOST_AUTO_TEST_CASE(coroutine_reads_with_the_partial_form) {
     socket_pair p;

@@ -30,8 +30,8 @@
 
 #include <benchmark/benchmark.h>
 #include <boost/asio/associated_cancellation_slot.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -50,9 +50,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <vector>
 #include <string>
 #include <utility>
+#include <vector>
 
 // ---- malloc calls, counted -------------------------------------------------------------
 // Every allocation function is replaced (forwarding to glibc's), so Asio's aligned_alloc'ed
@@ -112,7 +112,7 @@ using boost::system::error_code;
 using namespace std::chrono_literals;
 
 constexpr std::int64_t batch = 100;  // operations per connection and benchmark iteration
-constexpr auto timeout = 5s;          // never reached: every operation completes first
+constexpr auto timeout = 5s;         // never reached: every operation completes first
 
 // The operation: per-operation cancellation supported, completes as if by post.
 struct noop_cancel {
@@ -273,9 +273,8 @@ void idlewheel_cancel_after(benchmark::State& state) {
 void asio_cancel_after(benchmark::State& state) {
     asio::io_context io(1);
     idle_connection idle(io, [&](auto token) { return asio::cancel_after(5min, std::move(token)); });
-    run_chains(state, "asio_cancel_after", io, [&](auto next) {
-        async_instant_op(io, asio::cancel_after(timeout, [next](error_code) { next(); }));
-    });
+    run_chains(state, "asio_cancel_after", io,
+               [&](auto next) { async_instant_op(io, asio::cancel_after(timeout, [next](error_code) { next(); })); });
 }
 #endif
 
@@ -307,7 +306,10 @@ void steady_timer(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(baseline)->Name("cancel_after/baseline")->Arg(1)->Arg(1000);
-BENCHMARK(idlewheel_cancel_after<idlewheel::clock_read::per_schedule>)->Name("cancel_after/idlewheel")->Arg(1)->Arg(1000);
+BENCHMARK(idlewheel_cancel_after<idlewheel::clock_read::per_schedule>)
+    ->Name("cancel_after/idlewheel")
+    ->Arg(1)
+    ->Arg(1000);
 BENCHMARK(idlewheel_cancel_after<idlewheel::clock_read::per_tick>)
     ->Name("cancel_after/idlewheel_per_tick")
     ->Arg(1)

@@ -187,8 +187,7 @@ template <class Clock, class Executor, class Duration>
                              net::cancellation_type_t type = net::cancellation_type::terminal) {
     using wheel_type = basic_wheel_timer<Clock, Executor>;
     return partial_cancel_at<wheel_type>(
-        wheel, detail::absolute_deadline<wheel_type>{std::chrono::ceil<typename wheel_type::duration>(expiry)},
-        type);
+        wheel, detail::absolute_deadline<wheel_type>{std::chrono::ceil<typename wheel_type::duration>(expiry)}, type);
 }
 
 }  // namespace idlewheel

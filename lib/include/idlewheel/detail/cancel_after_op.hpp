@@ -158,7 +158,8 @@ public:
 
 private:
     using handler_allocator = net::associated_allocator_t<Handler>;
-    using recycling = net::detail::get_recycling_allocator<handler_allocator, net::detail::thread_info_base::default_tag>;
+    using recycling =
+        net::detail::get_recycling_allocator<handler_allocator, net::detail::thread_info_base::default_tag>;
     using op_allocator =
         typename std::allocator_traits<typename recycling::type>::template rebind_alloc<cancel_after_op>;
     using op_traits = std::allocator_traits<op_allocator>;

@@ -112,7 +112,8 @@ public:
     bool add(Wheel& wheel, watch_link& l) {
         if (!guard_) {
             try {
-                guard_ = wheel.schedule(Wheel::duration::max(), guard<typename Wheel::executor_type>(this, wheel.get_executor()));
+                guard_ = wheel.schedule(Wheel::duration::max(),
+                                        guard<typename Wheel::executor_type>(this, wheel.get_executor()));
             } catch (const system_error&) {
                 return false;
             }

@@ -88,14 +88,14 @@ struct idlewheel::net::async_result<idlewheel::cancel_deadline_t<CompletionToken
 template <class Wheel, class Deadline, class... Signatures>
 struct idlewheel::net::async_result<idlewheel::partial_cancel_deadline<Wheel, Deadline>, Signatures...> {
     template <class Initiation>
-    using default_token = idlewheel::net::default_completion_token_t<
-        idlewheel::net::associated_executor_t<std::decay_t<Initiation>>>;
+    using default_token =
+        idlewheel::net::default_completion_token_t<idlewheel::net::associated_executor_t<std::decay_t<Initiation>>>;
 
     // An executor without a default completion token (Asio's own archetype, used by the
     // completion_token_for concept, is one): the form is accepted by the concept, and a real
     // use fails to compile with a message.
     template <class Initiation, class RawCompletionToken, class... Args>
-        requires std::is_void_v<default_token<Initiation>>
+    requires std::is_void_v<default_token<Initiation>>
     static void initiate(Initiation&&, RawCompletionToken&&, Args&&...) {
         static_assert(!std::is_void_v<default_token<Initiation>>,
                       "idlewheel::cancel_after(wheel, d) / cancel_at(wheel, t) without a completion token needs an "
@@ -103,8 +103,9 @@ struct idlewheel::net::async_result<idlewheel::partial_cancel_deadline<Wheel, De
     }
 
     template <class Initiation, class RawCompletionToken, class... Args>
-        requires(!std::is_void_v<default_token<Initiation>>)
-    static auto initiate(Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
+    requires(!std::is_void_v<default_token<Initiation>>) static auto initiate(Initiation&& initiation,
+                                                                              RawCompletionToken&& token,
+                                                                              Args&&... args)
         -> decltype(idlewheel::net::async_initiate<
                     const idlewheel::cancel_deadline_t<default_token<Initiation>, Wheel, Deadline>&, Signatures...>(
             std::forward<Initiation>(initiation),
