@@ -70,8 +70,8 @@ struct fixture : clock_reset {
     manual_clock::time_point t0 = manual_clock::now();
     wheel_type wheel{io, {.tick = 1ms}};
 
-    // The first cancel_after on a wheel adds its watch entry (see detail/wheel_watch.hpp);
-    // tests that compare pending() start after it.
+    // One operation run to completion first: tests that compare pending() check that a
+    // wheel that has served cancel_after keeps nothing of it.
     void warm_up() {
         wheel.async_wait(0ms, cancel_after(wheel, 1h, [](error_code) {}));
         advance_and_poll(io, 2ms);
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_SUITE(deadline)
 BOOST_FIXTURE_TEST_CASE(never_completing_operation_is_cancelled_at_its_deadline, fixture) {
     outcome out;
     async_never(io, out, cancel_after(wheel, 50ms, recorder(out, t0)));
-    BOOST_TEST_REQUIRE(wheel.pending() == 2U);  // the deadline and the watch's guard
+    BOOST_TEST_REQUIRE(wheel.pending() == 1U);  // the deadline, nothing else
     for (int ms = 1; ms < 50; ++ms) {
         advance_and_poll(io, 1ms);
         BOOST_TEST_REQUIRE(out.emitted.size() == 0U);
@@ -176,23 +176,23 @@ BOOST_FIXTURE_TEST_CASE(completing_first_leaves_pending_where_it_was, fixture) {
     const auto cancelled_before = wheel.stats().cancelled;
     outcome out;
     wheel.async_wait(10ms, cancel_after(wheel, 1s, recorder(out, t0)));
-    BOOST_TEST(wheel.pending() == before + 3);  // the wait, its deadline, the watch's guard
+    BOOST_TEST(wheel.pending() == before + 2);  // the wait and its deadline
     advance_and_poll(io, 10ms);
     BOOST_TEST(out.calls == 1);
     BOOST_TEST(!out.ec);
     BOOST_TEST(wheel.pending() == before);
-    BOOST_TEST(wheel.stats().cancelled == cancelled_before + 2);  // the deadline and the guard, unlinked
+    BOOST_TEST(wheel.stats().cancelled == cancelled_before + 1);  // the deadline, unlinked
     advance_and_poll(io, 2s);
     BOOST_TEST(out.calls == 1);
 }
 
-// The watch's guard is there only while operations wait: one for all of them, gone with the
-// last, so io_context::run() returns when they are done.
-BOOST_FIXTURE_TEST_CASE(one_guard_while_operations_wait, fixture) {
+// Operations waiting hold their deadlines and nothing more on the wheel, and leave nothing
+// behind, so io_context::run() returns when they are done.
+BOOST_FIXTURE_TEST_CASE(nothing_but_deadlines_while_operations_wait, fixture) {
     BOOST_TEST(wheel.pending() == 0U);
     std::array<outcome, 3> outs;
     for (auto& out : outs) wheel.async_wait(1ms, cancel_after(wheel, 1s, recorder(out, t0)));
-    BOOST_TEST(wheel.pending() == 3U + 3U + 1U);
+    BOOST_TEST(wheel.pending() == 3U + 3U);  // the waits and their deadlines
     advance_and_poll(io, 2ms);
     for (auto& out : outs) BOOST_TEST(out.calls == 1);
     BOOST_TEST(wheel.pending() == 0U);
@@ -439,7 +439,7 @@ BOOST_FIXTURE_TEST_CASE(outer_cancellation_before_the_deadline, fixture) {
         outcome out;
         async_never(io, out, cancel_after(wheel, 1s, asio::bind_cancellation_slot(outer.slot(), recorder(out, t0))));
         advance_and_poll(io, 10ms);
-        BOOST_TEST(wheel.pending() == before + 2);  // the deadline and the guard
+        BOOST_TEST(wheel.pending() == before + 1);  // the deadline
         outer.emit(type);
         advance_and_poll(io, 1ms);
         BOOST_TEST(out.calls == 1);
@@ -489,7 +489,7 @@ BOOST_FIXTURE_TEST_CASE(parent_coroutine_cancels_first, fixture) {
     BOOST_REQUIRE(winner.has_value());
     BOOST_TEST(*winner == 1U);
     BOOST_TEST(at <= 11);
-    BOOST_TEST(wheel.pending() == 0U);  // both waits, the deadline and the guard are gone
+    BOOST_TEST(wheel.pending() == 0U);  // both waits and the deadline are gone
 }
 
 // And the other way round: the deadline (10 ms) fails its branch, and the group cancels the
@@ -535,7 +535,7 @@ BOOST_FIXTURE_TEST_CASE(stopped_with_operations_pending, fixture) {
         async_never(io, outs[i], cancel_after(wheel, 1s, all_types[i], recorder(outs[i], t0)));
     advance_and_poll(io, 10ms);
     const auto unrun = wheel.stop();
-    BOOST_TEST(unrun.size() == 1U);                     // the watch's guard; the deadlines are timer_nodes
+    BOOST_TEST(unrun.empty());                         // deadlines are not schedule() timeouts
     for (auto& out : outs) BOOST_TEST(out.calls == 0);  // not from inside stop()
     poll(io);
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -575,7 +575,7 @@ BOOST_AUTO_TEST_CASE(destroyed_with_operations_pending) {
     }
     BOOST_TEST(same_wheel.calls == 1);
     BOOST_TEST(same_wheel.ec == asio::error::operation_aborted);
-    // A new wheel at (possibly) the same address starts with a watch of its own.
+    // A new wheel at (possibly) the same address works as the first did.
     wheel = std::make_unique<wheel_type>(io, idlewheel::wheel_options{.tick = 1ms});
     outcome fresh;
     async_never(io, fresh, cancel_after(*wheel, 5ms, recorder(fresh, t0)));
@@ -589,10 +589,10 @@ BOOST_AUTO_TEST_CASE(destroyed_with_operations_pending) {
 BOOST_AUTO_TEST_CASE(full_wheel_cancels_at_once) {
     manual_clock::reset();
     asio::io_context io;
-    wheel_type wheel(io, {.tick = 1ms, .max_pending = 2});
+    wheel_type wheel(io, {.tick = 1ms, .max_pending = 1});
     const auto t0 = manual_clock::now();
     outcome first, second;
-    async_never(io, first, cancel_after(wheel, 1s, recorder(first, t0)));  // watch + deadline: full
+    async_never(io, first, cancel_after(wheel, 1s, recorder(first, t0)));  // one deadline: full
     async_never(io, second, cancel_after(wheel, 1s, recorder(second, t0)));
     BOOST_TEST(second.emitted.size() == 1U);
     poll(io);
@@ -602,7 +602,70 @@ BOOST_AUTO_TEST_CASE(full_wheel_cancels_at_once) {
     BOOST_TEST(first.calls == 1);
 }
 
-// expire_all() runs every deadline now, and the watch's guard after them.
+// stop() and the destructor cancel every pending operation with its own cancellation type,
+// posted (never from inside stop() or the destructor), through cancel_after and cancel_at,
+// on both clock_read modes; pending() counts the deadlines alone, and stop() returns only
+// the schedule() timeouts (one here).
+BOOST_AUTO_TEST_CASE(stop_and_destruction_cancel_with_each_type) {
+    for (const auto mode : {idlewheel::clock_read::per_schedule, idlewheel::clock_read::per_tick}) {
+        for (const bool destroy : {false, true}) {
+            manual_clock::reset();
+            asio::io_context io;
+            auto wheel = std::make_unique<wheel_type>(io, idlewheel::wheel_options{.tick = 1ms, .clock = mode});
+            const auto t0 = manual_clock::now();
+            auto handle = wheel->schedule(1h, [] {});
+            BOOST_TEST_REQUIRE(wheel->pending() == 1U);
+            std::array<outcome, 3> rel, abs;
+            for (std::size_t i = 0; i < all_types.size(); ++i) {
+                async_never(io, rel[i], cancel_after(*wheel, 1s, all_types[i], recorder(rel[i], t0)));
+                async_never(io, abs[i], cancel_at(*wheel, t0 + 1s, all_types[i], recorder(abs[i], t0)));
+            }
+            BOOST_TEST_REQUIRE(wheel->pending() == 1U + 6U);  // the handle and the six deadlines
+            advance_and_poll(io, 5ms);
+            BOOST_TEST_REQUIRE(wheel->pending() == 1U + 6U);
+            if (destroy) {
+                wheel.reset();
+            } else {
+                const auto unrun = wheel->stop();
+                BOOST_TEST_REQUIRE(unrun.size() == 1U);  // the schedule() timeout alone
+                BOOST_TEST(unrun[0].cancelled());
+                BOOST_TEST(wheel->pending() == 0U);
+            }
+            for (std::size_t i = 0; i < all_types.size(); ++i) {
+                BOOST_TEST_REQUIRE(rel[i].emitted.empty());  // posted, not from inside
+                BOOST_TEST_REQUIRE(abs[i].emitted.empty());
+            }
+            poll(io);
+            for (std::size_t i = 0; i < all_types.size(); ++i) {
+                for (const outcome* o : {&rel[i], &abs[i]}) {
+                    BOOST_TEST_REQUIRE(o->calls == 1);
+                    BOOST_TEST(o->ec == asio::error::operation_aborted);
+                    BOOST_REQUIRE(o->emitted.size() == 1U);
+                    BOOST_TEST((o->emitted[0] == all_types[i]));
+                }
+            }
+            BOOST_TEST(io.stopped());  // no work left behind
+        }
+    }
+}
+
+// An io_context destroyed with the posted cancellations still queued frees every operation
+// (checked by ASan): the posted emission and the operation's own handler each hold it, and
+// whichever is destroyed last frees it.
+BOOST_AUTO_TEST_CASE(posted_cancellation_destroyed_unrun) {
+    manual_clock::reset();
+    std::array<outcome, 4> outs;
+    {
+        asio::io_context io;
+        wheel_type wheel(io, {.tick = 1ms});
+        const auto t0 = manual_clock::now();
+        for (auto& out : outs) wheel.async_wait(10s, cancel_after(wheel, 1s, recorder(out, t0)));
+        BOOST_TEST(wheel.stop().empty());  // the waits' completions and the cancellations queued
+    }
+    for (auto& out : outs) BOOST_TEST(out.calls == 0);
+}
+
+// expire_all() runs every deadline now.
 BOOST_FIXTURE_TEST_CASE(expire_all_cancels_and_the_wheel_stays_usable, fixture) {
     outcome a;
     async_never(io, a, cancel_after(wheel, 1s, recorder(a, t0)));
@@ -636,9 +699,9 @@ BOOST_FIXTURE_TEST_CASE(ten_thousand_concurrent_operations, fixture) {
         else
             wheel.async_wait(50ms, cancel_after(wheel, 100ms, recorder(outs[i], start)));
     }
-    BOOST_TEST(wheel.pending() == before + n + n / 2 + 1);  // deadlines, waits, the guard
+    BOOST_TEST(wheel.pending() == before + n + n / 2);  // deadlines and waits
     advance_and_poll(io, 60ms);
-    BOOST_TEST(wheel.pending() == before + n / 2 + 1);
+    BOOST_TEST(wheel.pending() == before + n / 2);
     advance_and_poll(io, 39ms);
     for (std::size_t i = 0; i < n; i += 2) BOOST_TEST_REQUIRE(outs[i].calls == 0);
     advance_and_poll(io, 2ms);

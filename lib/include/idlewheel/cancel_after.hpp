@@ -13,7 +13,7 @@
 //
 // Asio's adapter constructs a steady_timer for every operation (a timer-queue insertion under
 // the reactor's lock, an aborted wait posted when the operation wins). Here the deadline is a
-// timer_node in the operation's state, put on the wheel and taken off it again in O(1): no
+// wheel entry in the operation's state, put on the wheel and taken off it again in O(1): no
 // timer, no handler posted, no allocation beyond that one block, which comes from Asio's
 // per-thread recycling allocator (0 malloc calls per operation in steady state).
 //
@@ -33,12 +33,10 @@
 // deadlines, those operations are cancelled (the same emission as a deadline, posted to the
 // wheel's executor, never from inside stop() or the destructor). An operation started on a
 // wheel that cannot take its deadline (stopped, or max_pending reached) is cancelled at once:
-// an operation is never left running without the deadline it asked for. To notice a stop or
-// a destruction, the wheel holds one entry of cancel_after's own while any of its deadlines
-// is pending (see detail/wheel_watch.hpp): it counts in pending(), stop() returns its handle
-// among the unrun ones, and it leaves with the last deadline. It costs one allocation each
-// time the wheel's first deadline is armed after none was pending; a steady stream of
-// overlapping operations (a server) allocates nothing.
+// an operation is never left running without the deadline it asked for. A pending deadline
+// is one entry in pending() and nothing more: stop() returns no handle for it (it is not a
+// schedule() timeout), and pending() is back where it was once the operation completed or
+// its deadline ran.
 //
 // Threading: the wheel's. Start the operation on the wheel's executor; debug builds assert
 // it. A handler whose associated executor is another one (use_future's handler runs on the

@@ -5,22 +5,31 @@
 // The state of one operation started through cancel_after / cancel_at: one block, allocated
 // with the handler's associated allocator (Asio's per-thread recycling allocator when that is
 // std::allocator, so a steady stream of operations calls malloc zero times). It holds the
-// handler, the cancellation signal whose slot the operation sees, and the deadline: a
-// timer_node on the shared wheel, so arming and disarming are O(1) relinks and there is no
-// Asio timer per operation. Unlike Asio's timed_cancel_op there is no timer wait to
-// complete, so the block is freed as soon as the operation completes, before its handler runs.
+// handler, the cancellation signal whose slot the operation sees, and the deadline: the block
+// itself is a shared_entry on the shared wheel (its table is one static per operation type),
+// so arming and disarming are O(1) relinks and there is no Asio timer per operation. Unlike
+// Asio's timed_cancel_op there is no timer wait to complete, so the block is freed as soon as
+// the operation completes, before its handler runs.
 //
-// The block may be reached from three frames at once: the deadline (or the outer slot, or
-// the wheel's watch) emitting into the operation's signal, the operation's completion (which
-// an operation may deliver from inside that emit), and the initiating function. `busy_`
-// counts the emitting frames; a completion that happens inside one calls the handler in
-// place and leaves the freeing to the frame.
+// The wheel tells the entry when it is due (entry_action::fire: emit the cancellation type)
+// and when it lets go of it unrun, in stop() or its destructor (entry_action::discard). A
+// discarded deadline cancels the operation too, with the same type, posted to the wheel's
+// executor: never from inside stop() or the destructor, where an operation's cancellation
+// handler calling back into the wheel would find it stopping or half destroyed.
+//
+// The block may be reached from several frames at once: the deadline (or the outer slot)
+// emitting into the operation's signal, the posted emission of a discarded deadline, the
+// operation's completion (which an operation may deliver from inside an emit), and the
+// initiating function. `busy_` counts those frames (a posted emission counts from the post
+// until it ran or was destroyed unrun); a completion that happens inside one calls the handler
+// in place and leaves the freeing to the frame.
 
 #include <idlewheel/detail/asio.hpp>
 #include <idlewheel/detail/executor_check.hpp>
-#include <idlewheel/detail/wheel_watch.hpp>
+#include <idlewheel/detail/entry_access.hpp>
+#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/detail/timer_entry.hpp>
 #include <idlewheel/error.hpp>
-#include <idlewheel/timer_node.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -51,20 +60,20 @@ constexpr To deadline_ceil(std::chrono::duration<Rep, Period> d) noexcept {
 template <class Wheel>
 struct relative_deadline {
     typename Wheel::duration delay;
-    void arm(Wheel& wheel, timer_node& node) const { wheel.schedule(node, delay); }
+    bool arm(Wheel& wheel, shared_entry& e) const { return entry_access<Wheel>::schedule_after(wheel, e, delay); }
 };
 
 template <class Wheel>
 struct absolute_deadline {
     typename Wheel::time_point at;
-    void arm(Wheel& wheel, timer_node& node) const { wheel.schedule_at(node, at); }
+    bool arm(Wheel& wheel, shared_entry& e) const { return entry_access<Wheel>::schedule_at(wheel, e, at); }
 };
 
 template <class Op, class... Signatures>
 class cancel_after_handler;
 
 template <class Handler, class Wheel, class... Signatures>
-class cancel_after_op {
+class cancel_after_op final : private shared_entry {
 public:
     using handler_type = Handler;
     using executor_type = typename Wheel::executor_type;
@@ -84,9 +93,7 @@ public:
     }
 
     cancel_after_op(Handler&& handler, net::cancellation_type_t type, const executor_type& wheel_executor)
-        : handler_(std::move(handler)), type_(type), wheel_executor_(wheel_executor) {
-        link_.on_wheel_gone = &wheel_gone;
-    }
+        : shared_entry(&table), handler_(std::move(handler)), type_(type), wheel_executor_(wheel_executor) {}
 
     // Arms the deadline, connects the outer slot, and starts the operation with the inner
     // handler. If the wheel cannot take the deadline (stopped, or max_pending reached) the
@@ -95,7 +102,7 @@ public:
     void start(Wheel& wheel, const Deadline& deadline, Initiation&& initiation, Args&&... args) {
         bool armed = false;
         try {
-            armed = arm(wheel, deadline);
+            armed = deadline.arm(wheel, *this);
         } catch (...) {  // std::bad_alloc: the operation is not started, the handler is dropped
             disconnect();
             destroy(this);
@@ -121,16 +128,20 @@ public:
     // unless a frame is still inside it).
     template <class... Args>
     void complete(Args&&... args) {
-        if (busy_ == 0 && known_not_running_in(wheel_executor_)) {
+        if (known_not_running_in(wheel_executor_)) {
             // The handler's executor is not the wheel's (use_future's handler runs on the
-            // system executor): the deadline is the wheel's to touch, so its removal goes
-            // there, and the block is freed there.
+            // system executor): the deadline and `busy_` are the wheel's to touch, so the
+            // deadline's removal goes there, and the block is freed there (or by the last
+            // frame, a posted emission of a discarded deadline, still holding it).
             if (proxy_ != nullptr) proxy_->op = nullptr;
             proxy_ = nullptr;
             Handler h(std::move(handler_));
             net::post(wheel_executor_, [this] {
                 disconnect();
-                destroy(this);
+                if (busy_ != 0)
+                    done_ = true;
+                else
+                    destroy(this);
             });
             std::move(h)(std::forward<Args>(args)...);
             return;
@@ -183,24 +194,6 @@ private:
         }
     };
 
-    // Puts the deadline on the wheel and the operation on the wheel's watch (which cancels
-    // it if the wheel is stopped or destroyed first). False if the wheel refuses either.
-    template <class Deadline>
-    bool arm(Wheel& wheel, const Deadline& deadline) {
-        try {
-            deadline.arm(wheel, node_);
-        } catch (const system_error&) {
-            return false;
-        }
-        watch& w = watch::of(&wheel);
-        if (!w.add(wheel, link_)) {
-            node_.cancel();
-            return false;
-        }
-        watch_ = &w;
-        return true;
-    }
-
     void emit(net::cancellation_type_t type) {
         ++busy_;
         struct leave {
@@ -214,27 +207,51 @@ private:
         if (--busy_ == 0 && done_) destroy(this);
     }
 
-    // The deadline passed.
-    void expire() {
-        unwatch();
-        emit(type_);
+    static const entry_table table;
+
+    // The wheel's call: the deadline passed (fire), or the wheel let go of it unrun (discard).
+    static void act(timer_entry& e, entry_action a) {
+        auto& self = static_cast<cancel_after_op&>(static_cast<shared_entry&>(e));
+        if (a == entry_action::fire)
+            self.emit(self.type_);
+        else
+            self.wheel_gone();
     }
 
-    // The wheel was stopped or destroyed with the deadline pending (see wheel_watch.hpp).
-    static void wheel_gone(watch_link& l) {
-        cancel_after_op* op = static_cast<op_link&>(l).op;
-        op->watch_ = nullptr;  // the watch has taken it off its list
-        op->emit(op->type_);
-    }
+    // A discarded deadline's emission, posted to the wheel's executor; it holds the block
+    // (a frame of `busy_`) until it ran or was destroyed unrun (io_context shut down).
+    struct posted_cancel {
+        cancel_after_op* op;
+        explicit posted_cancel(cancel_after_op* o) noexcept : op(o) {}
+        posted_cancel(posted_cancel&& other) noexcept : op(std::exchange(other.op, nullptr)) {}
+        posted_cancel& operator=(posted_cancel&&) = delete;
+        ~posted_cancel() {
+            if (op != nullptr) op->leave_frame();
+        }
+        void operator()() {
+            struct leave {
+                cancel_after_op* op;
+                ~leave() { op->leave_frame(); }
+            } frame{std::exchange(op, nullptr)};
+            if (!frame.op->done_) frame.op->signal_.emit(frame.op->type_);
+        }
+    };
 
-    void unwatch() noexcept {
-        if (watch_ == nullptr) return;
-        std::exchange(watch_, nullptr)->remove(link_);
+    // The wheel was stopped or destroyed with the deadline pending: called from inside
+    // stop() or the destructor (noexcept), so the emission is posted.
+    void wheel_gone() noexcept {
+        ++busy_;
+        try {
+            net::post(wheel_executor_, posted_cancel(this));
+        } catch (...) {
+            // No memory to post: cancel here rather than leave the operation without its
+            // deadline (the wheel is still whole: its destructor's body has not ended).
+            posted_cancel(this)();
+        }
     }
 
     void disconnect() noexcept {
-        node_.cancel();
-        unwatch();
+        shared_entry::cancel();
         if (proxy_ != nullptr) proxy_->op = nullptr;
     }
 
@@ -244,14 +261,11 @@ private:
     unsigned busy_ = 0;
     bool done_ = false;
     cancel_proxy* proxy_ = nullptr;
-    watch* watch_ = nullptr;
     executor_type wheel_executor_;  // where the deadline lives (the wheel may be gone)
-    struct op_link final : watch_link {
-        cancel_after_op* op;
-        explicit op_link(cancel_after_op* o) noexcept : op(o) {}
-    } link_{this};
-    timer_node node_{call_member<&cancel_after_op::expire>(this)};
 };
+
+template <class Handler, class Wheel, class... Signatures>
+const entry_table cancel_after_op<Handler, Wheel, Signatures...>::table{&cancel_after_op::act};
 
 // The handler the operation sees: its cancellation slot is the block's signal; every other
 // association (executor, allocator, ...) is the outer handler's (see the associator below).
