@@ -84,7 +84,7 @@ public:
         op_allocator a(allocator_of(handler));
         cancel_after_op* p = op_traits::allocate(a, 1);
         try {
-            op_traits::construct(a, p, std::move(handler), type, wheel.get_executor());
+            op_traits::construct(a, p, std::move(handler), type, std::as_const(wheel));
         } catch (...) {
             op_traits::deallocate(a, p, 1);
             throw;
@@ -92,8 +92,11 @@ public:
         return p;
     }
 
-    cancel_after_op(Handler&& handler, net::cancellation_type_t type, const executor_type& wheel_executor)
-        : shared_entry(&table), handler_(std::move(handler)), type_(type), wheel_executor_(wheel_executor) {}
+    // The wheel's executor is copied once, straight into the block: a temporary passed in
+    // would cost every operation another copy or move and a destruction (for the default
+    // any_io_executor, indirect calls each).
+    cancel_after_op(Handler&& handler, net::cancellation_type_t type, const Wheel& wheel)
+        : shared_entry(&table), handler_(std::move(handler)), type_(type), wheel_executor_(wheel.get_executor()) {}
 
     // Arms the deadline, connects the outer slot, and starts the operation with the inner
     // handler. If the wheel cannot take the deadline (stopped, or max_pending reached) the
