@@ -4,6 +4,7 @@
 
 // Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast glue,
 // is separate so that users without Beast need not have it).
+#include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>

@@ -146,6 +146,8 @@ struct wheel_stats {
 namespace detail {
 template <class Wheel>
 struct liveness_access;
+template <class Wheel>
+struct entry_access;
 }  // namespace detail
 
 template <class Clock, class Executor = net::any_io_executor>
@@ -273,6 +275,8 @@ public:
 private:
     template <class>
     friend struct detail::liveness_access;  // the liveness layer's narrow view (detail/liveness_access.hpp)
+    template <class>
+    friend struct detail::entry_access;  // cancel_after's shared entries (detail/entry_access.hpp)
 
     using asio_timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, Executor>;
     struct wake_handler;
