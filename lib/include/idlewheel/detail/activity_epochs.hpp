@@ -75,6 +75,32 @@ public:
         return resolve(v, 0);
     }
 
+    // Compact (32-bit) marks, for liveness state that must fit a few bytes per session: the
+    // top bit set, the low 31 bits of the epoch number below it. The full number is the latest
+    // epoch up to the open one with those low bits, so a compact mark expands exactly while it
+    // is younger than 2^31 epochs: far beyond max_mark_age(), which users keep to anyway. A
+    // 32-bit field without the top bit holds whatever else its owner stores (a time in its
+    // own units, say).
+    static constexpr std::uint32_t compact_mark_bit = 0x8000'0000U;
+
+    /// The compact mark of the open epoch.
+    [[nodiscard]] std::uint32_t compact_mark() const noexcept {
+        return compact_mark_bit | static_cast<std::uint32_t>(epoch_ & (compact_mark_bit - 1U));
+    }
+
+    /// True if the 32-bit value is a compact mark.
+    [[nodiscard]] static constexpr bool is_compact_mark(std::uint32_t v) noexcept { return (v & compact_mark_bit) != 0; }
+
+    /// A compact mark as a full mark (what resolve() and settled() take).
+    [[nodiscard]] std::int64_t expand(std::uint32_t compact) const noexcept {
+        const std::uint64_t low = compact & (compact_mark_bit - 1U);
+        const std::uint64_t age = (epoch_ - low) & (compact_mark_bit - 1U);
+        return -static_cast<std::int64_t>(epoch_ - age);
+    }
+
+    /// True if the full mark `v` belongs to an epoch already closed (it resolves to a fixed time).
+    [[nodiscard]] bool closed(std::int64_t v) const noexcept { return v < 0 && static_cast<std::uint64_t>(-v) < epoch_; }
+
 private:
     std::uint64_t epoch_ = 1;  // the open epoch; 0 is never used, so no mark is 0
     bool touched_ = false;

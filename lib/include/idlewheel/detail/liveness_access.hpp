@@ -29,6 +29,15 @@ struct liveness_access {
         return w.epochs_.mark();
     }
 
+    /// The same as a compact (32-bit) mark (activity_epochs::compact_mark).
+    [[nodiscard]] static std::uint32_t compact_activity_mark(Wheel& w) noexcept {
+        if (w.epochs_.touch()) w.wake_next_tick();
+        return w.epochs_.compact_mark();
+    }
+
+    /// The wheel's activity epochs, read-only (expanding compact marks, asking whether closed).
+    [[nodiscard]] static const activity_epochs& epochs(const Wheel& w) noexcept { return w.epochs_; }
+
     /// A mark (or a time) as a time as of `now` (see activity_epochs::resolve).
     [[nodiscard]] static std::int64_t resolve(const Wheel& w, std::int64_t v, std::int64_t now) noexcept {
         return w.epochs_.resolve(v, now);

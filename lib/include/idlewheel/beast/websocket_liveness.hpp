@@ -1,0 +1,218 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_BEAST_WEBSOCKET_LIVENESS_HPP
+#define IDLEWHEEL_BEAST_WEBSOCKET_LIVENESS_HPP
+
+// idlewheel::beast::websocket_liveness: the whole liveness of one Beast WebSocket session —
+// handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
+// less, on one wheel entry, with every rule of idlewheel/beast.hpp applied for you.
+//
+//     struct session : std::enable_shared_from_this<session> {
+//         ws::stream<tcp::socket> ws;
+//         idlewheel::beast::websocket_liveness<session> live;
+//         session(tcp::socket s, const idlewheel::beast::websocket_liveness_config<session>& c)
+//             : ws(std::move(s)), live(c, *this) {}
+//         // live.start() before async_accept; `if (!live.accepted(ec)) return;` in its handler;
+//         // `if (!live.on_read(ec)) return;` in every read handler.
+//     };
+//     // once per thread: which member is the stream, the times, the stats
+//     idlewheel::beast::websocket_liveness_config<session> config(wheel, &session::ws,
+//         {.handshake_timeout = 5s, .idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s,
+//          .jitter = 2s, .close_timeout = 5s}, &stats);
+//
+// What it does on its own (so a session cannot get it wrong):
+//  - start() (call it at accept, before async_accept reads the HTTP request) arms the
+//    handshake deadline: a client trickling its request a byte at a time is dropped when it
+//    passes. It turns Beast's own timeouts off (idlewheel replaces them) and installs the
+//    stream's control callback: every ping, pong and close frame from the peer counts as a
+//    sign of life (never as a message), and a close frame from the peer means we never
+//    start one of our own.
+//  - accepted(ec) / on_read(ec) say whether to go on: false on an error, and false after a
+//    verdict even if the operation succeeded (a deadline that passed in the same turn of the
+//    io_context as the success: the socket is already being dropped).
+//  - send_ping: sent with async_ping only if no ping is in flight and no close under way
+//    (Beast allows one). Pings are never counted as our writes or messages.
+//  - idle: the close handshake, 1000 "idle timeout", once, and only if the peer has not
+//    started one; the close deadline runs from then. close(reason) starts an application close
+//    under the same rules.
+//  - dead_peer, handshake_timeout, close_timeout: the socket is closed at once; every pending
+//    operation completes with operation_aborted.
+// The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
+// called after that, last: it may log, count, or drop the last reference to the session.
+//
+// Requirements: Session derives from std::enable_shared_from_this and is owned by a
+// shared_ptr (a ping or close in flight holds one); the liveness object is a member of the
+// Session (its owner is found from its address: see detail/owner_of.hpp); everything happens
+// on the wheel's executor. Beast's websocket timeouts stay off.
+
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+#error "idlewheel/beast/websocket_liveness.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+#endif
+
+#include <idlewheel/beast.hpp>
+#include <idlewheel/detail/owner_of.hpp>
+#include <idlewheel/session_liveness.hpp>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <memory>
+#include <type_traits>
+
+namespace idlewheel::beast {
+
+template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
+class websocket_liveness;
+
+/// What every session of a thread shares: the wheel, which member of Session is the stream,
+/// the times, the stats, and the optional hook. Must outlive the sessions.
+template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
+class websocket_liveness_config : public session_liveness_config {
+public:
+    using hook_type = void (Session::*)(liveness_event);
+
+    /// @throws std::invalid_argument as session_liveness_config.
+    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
+                              liveness_stats* stats = nullptr, hook_type hook = nullptr)
+        : session_liveness_config(wheel, options, &dispatch, nullptr, stats), stream_(stream), hook_(hook) {
+        set_handler(&dispatch, this);
+    }
+
+private:
+    friend class websocket_liveness<Session, Stream>;
+
+    static void dispatch(void* context, session_liveness& core, liveness_event e);
+
+    Stream Session::*stream_;
+    hook_type hook_;
+    detail::owner_offset owner_;
+};
+
+template <class Session, class Stream>
+class websocket_liveness : private session_liveness {
+public:
+    using config_type = websocket_liveness_config<Session, Stream>;
+    using error_code = boost::system::error_code;
+
+    /// The liveness of `owner`, of which it is a member.
+    websocket_liveness(const config_type& config, Session& owner) noexcept : session_liveness(config) {
+        config.owner_.learn(owner, *this);
+    }
+
+    /// At accept, before async_accept: the handshake deadline runs from now; Beast's own
+    /// timeouts off; control frames reported (see the top of this header).
+    /// @throws system_error error::too_many_pending or error::stopped.
+    void start() {
+        Stream& ws = stream();
+        ws.set_option(boost::beast::websocket::stream_base::timeout{boost::beast::websocket::stream_base::none(),
+                                                                    boost::beast::websocket::stream_base::none(), false});
+        ws.control_callback([this](boost::beast::websocket::frame_type frame, boost::beast::string_view) {
+            if (frame == boost::beast::websocket::frame_type::close)
+                on_peer_close();
+            else
+                on_inbound();
+        });
+        start_handshake();
+    }
+
+    /// In async_accept's handler: true if the session may go on (success, in time); idle and
+    /// heartbeat run from now. False on an error (the session ends) or after the handshake
+    /// deadline passed (the success came too late: the socket is being dropped).
+    [[nodiscard]] bool accepted(error_code ec) {
+        if (ec) {
+            stop();
+            return false;
+        }
+        return handshake_done();
+    }
+
+    /// In every async_read handler: true if a message arrived and the session is open (a store,
+    /// no clock, no timer). False on an error (closed by either side, dropped: the session
+    /// ends) or while closing (do not write back; Beast's close drains the rest).
+    [[nodiscard]] bool on_read(error_code ec) noexcept {
+        if (ec) {
+            stop();
+            return false;
+        }
+        if (current() != phase::open) return false;
+        session_liveness::on_read();
+        return true;
+    }
+
+    /// Starts an application close with `reason`, under the same rules as the idle close (once,
+    /// not after the peer started one, with the close deadline). False if none was started.
+    bool close(const boost::beast::websocket::close_reason& reason) {
+        if (!start_close()) return false;
+        send_close(reason);
+        return true;
+    }
+
+    /// Closes the socket at once (server shutdown); no verdict, no more events.
+    void drop() noexcept {
+        stop();
+        idlewheel::beast::drop(stream());
+    }
+
+    using session_liveness::awaiting_pong;
+    using session_liveness::current;
+    using session_liveness::expired;
+    using session_liveness::has_verdict;
+    using session_liveness::on_inbound;
+    using session_liveness::peer_closing;
+    using session_liveness::phase;
+    using session_liveness::ping_in_flight;
+    using session_liveness::stop;
+    using session_liveness::verdict;
+
+    /// The session that holds this object.
+    [[nodiscard]] Session& owner() noexcept { return config().owner_.template owner<Session>(*this); }
+
+private:
+    friend class websocket_liveness_config<Session, Stream>;
+
+    [[nodiscard]] const config_type& config() const noexcept {
+        return static_cast<const config_type&>(session_liveness::config());
+    }
+    [[nodiscard]] Stream& stream() noexcept { return owner().*(config().stream_); }
+
+    void send_close(const boost::beast::websocket::close_reason& reason) {
+        Stream& ws = stream();
+        if (!ws.is_open()) return;
+        ws.async_close(reason, [self = owner().shared_from_this()](error_code) {});
+    }
+
+    // What the object does itself, before the session's hook hears of it.
+    void act(liveness_event e) {
+        switch (e) {
+            case liveness_event::send_ping: {
+                Stream& ws = stream();
+                if (ping_in_flight() || current() != phase::open || peer_closing() || !ws.is_open()) return;
+                set_ping_in_flight(true);
+                ws.async_ping({}, [self = owner().shared_from_this(), this](error_code) { set_ping_in_flight(false); });
+                return;
+            }
+            case liveness_event::idle:
+                if (!peer_closing()) send_close(idle_close_reason());
+                return;
+            case liveness_event::dead_peer:
+            case liveness_event::handshake_timeout:
+            case liveness_event::close_timeout: idlewheel::beast::drop(stream()); return;
+        }
+    }
+};
+
+template <class Session, class Stream>
+void websocket_liveness_config<Session, Stream>::dispatch(void* context, session_liveness& core, liveness_event e) {
+    static_assert(std::is_base_of_v<std::enable_shared_from_this<Session>, Session>,
+                  "idlewheel::beast::websocket_liveness: Session must derive from std::enable_shared_from_this<Session>");
+    const auto& self = *static_cast<const websocket_liveness_config*>(context);
+    auto& live = static_cast<websocket_liveness<Session, Stream>&>(core);
+    live.act(e);
+    if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
+}
+
+}  // namespace idlewheel::beast
+
+#endif

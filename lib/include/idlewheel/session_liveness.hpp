@@ -1,0 +1,463 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_SESSION_LIVENESS_HPP
+#define IDLEWHEEL_SESSION_LIVENESS_HPP
+
+// idlewheel::session_liveness: every timeout of one session in one small object, on one wheel
+// entry. The sans-I/O state machine under idlewheel/beast/websocket_liveness.hpp (WebSocket)
+// and idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone
+// Asio too.
+//
+//   stopped --start_handshake()--> handshake --handshake_done()--> open --start_close()--> closing
+//                                      |                            | \--on_peer_close()--/  |
+//                                      | handshake_timeout     idle | dead_peer     close_timeout
+//                                      v                            v    v                   v
+//                                                      ended (a verdict, see cause())
+//
+//  - handshake: a hard deadline from start_handshake() (call it at accept, before reading the
+//    HTTP request: bytes arriving never extend it) to handshake_done();
+//  - open: reader idleness (no message for idle_timeout: verdict idle, which also starts the
+//    closing phase) and a heartbeat (after ping_interval + this session's jitter offset
+//    without anything from the peer, event send_ping; nothing within pong_timeout after it:
+//    verdict dead_peer). At most one ping is awaited at a time;
+//  - closing: a hard deadline (close_timeout) on the close handshake, whoever started it.
+//
+// Cost per session: the object is its own (one) wheel entry, always due at the earliest of its
+// deadlines and moved only when it comes due (Netty's lazy re-arm), plus 16 bytes of state:
+// two 32-bit activity fields (a compact activity mark, or a time), the current phase's hard
+// deadline as a 32-bit time, and three bytes of phase, flags and verdict. Times are kept in
+// units of tick / 16 (of the tick when it does not divide by 16), relative to the present
+// with serial-number arithmetic: every configured time must stay below 2^29 units (3.9 days
+// on the default 10 ms tick; the options' constructor checks). Options, the wheel, the
+// handler and the stats live in a session_liveness_config shared by all sessions of a thread.
+// The jitter offset is derived from the object's address: no storage.
+//
+// A touch (on_read(), on_inbound()) reads no clock and touches no timer: it stores the
+// wheel's current activity epoch (detail/activity_epochs.hpp) in one 32-bit field.
+//
+// Precision: never early. Idle and heartbeat outcomes come at most two ticks (plus wake-up
+// delays) after their time, as idle_watch's; deadlines (handshake, pong, close) at most one
+// tick after (plus one unit of tick / 16 when they do not fall on a unit boundary).
+//
+// The handler (the config's) runs on the wheel's executor with the session and the event; it
+// is called last: the object touches nothing after it returns, so it may stop, restart or
+// destroy the session. Destroying the object unlinks its entry in O(1); no handler runs for a
+// destroyed session.
+//
+// Limits: the first arm (start_handshake() or start() of an object whose entry is not in the
+// wheel) counts against wheel_options::max_pending and throws error::too_many_pending past it
+// (or error::stopped); once running, the object moves its own entry and keeps its place. A
+// stopped wheel ends the object (phase() turns stopped).
+//
+// Outcomes are counted in the config's liveness_stats: idle -> reader_idle, send_ping ->
+// pings_sent, dead_peer -> dead_peers, handshake_timeout -> handshake_timeouts,
+// close_timeout -> operation_timeouts.
+
+#include <idlewheel/detail/activity_epochs.hpp>
+#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/detail/jitter.hpp>
+#include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/detail/timer_entry.hpp>
+#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/liveness_stats.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+
+namespace idlewheel {
+
+/// What a session_liveness tells its handler. send_ping asks for a ping; every other event is
+/// a verdict that ends (idle: starts closing) the session.
+enum class liveness_event : std::uint8_t {
+    send_ping,          ///< quiet for ping_interval: send a ping (at most one awaited at a time)
+    idle,               ///< no message for idle_timeout: close the session (the closing phase has begun)
+    dead_peer,          ///< the ping was not answered within pong_timeout: drop the connection
+    handshake_timeout,  ///< the handshake did not finish in time: drop the connection
+    close_timeout,      ///< the close handshake did not finish in time: drop the connection
+};
+
+[[nodiscard]] constexpr const char* to_string(liveness_event e) noexcept {
+    switch (e) {
+        case liveness_event::send_ping: return "send ping";
+        case liveness_event::idle: return "idle";
+        case liveness_event::dead_peer: return "dead peer";
+        case liveness_event::handshake_timeout: return "handshake timeout";
+        case liveness_event::close_timeout: return "close timeout";
+    }
+    return "liveness";
+}
+
+/// The times of a session_liveness; 0 turns a part off.
+struct session_liveness_options {
+    std::chrono::nanoseconds handshake_timeout{0};  ///< start_handshake() to handshake_done()
+    std::chrono::nanoseconds idle_timeout{0};       ///< no message (on_read()) for this long: idle
+    std::chrono::nanoseconds ping_interval{0};      ///< nothing from the peer for this long: send_ping
+    std::chrono::nanoseconds pong_timeout{0};       ///< time to answer a ping; must be > 0 with ping_interval
+    std::chrono::nanoseconds jitter{0};             ///< spread of the per-session offset added to ping_interval
+    std::chrono::nanoseconds close_timeout{0};      ///< start_close() / on_peer_close() / idle to the end of the close
+};
+
+template <class Wheel>
+class basic_session_liveness;
+
+/// What every session of a thread shares: the wheel, the times (converted once), the handler
+/// and the stats. Must outlive its sessions; not copyable or movable (they point at it).
+template <class Wheel>
+class basic_session_liveness_config : private detail::entry_table {
+public:
+    using session_type = basic_session_liveness<Wheel>;
+    using handler_type = void (*)(void* context, session_type& session, liveness_event event);
+    using duration = typename Wheel::duration;
+
+    /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0, or a time is
+    /// at or above 2^29 units (see the top of this header).
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
+                                  void* context = nullptr, liveness_stats* stats = nullptr)
+        : entry_table{&session_type::act}, wheel_(&wheel), handler_(handler), context_(context), stats_(stats), options_(options) {
+        const duration tick = wheel.tick();
+        unit_ = tick.count() % 16 == 0 ? tick / 16 : tick;
+        if (options.ping_interval > std::chrono::nanoseconds::zero() && options.pong_timeout <= std::chrono::nanoseconds::zero())
+            throw std::invalid_argument("idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
+        handshake_ = units(options.handshake_timeout);
+        idle_ = units(options.idle_timeout);
+        interval_ = units(options.ping_interval);
+        pong_ = units(options.pong_timeout);
+        jitter_ = units(options.jitter);
+        close_ = units(options.close_timeout);
+        if (interval_ + jitter_ + pong_ >= limit)
+            throw std::invalid_argument("idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
+    }
+    basic_session_liveness_config(const basic_session_liveness_config&) = delete;
+    basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
+
+    [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
+    [[nodiscard]] const session_liveness_options& options() const noexcept { return options_; }
+    [[nodiscard]] liveness_stats* stats() const noexcept { return stats_; }
+    /// The unit the sessions keep their times in.
+    [[nodiscard]] duration unit() const noexcept { return unit_; }
+
+protected:
+    /// For a transport layer that handles events itself before its user (beast, stream).
+    void set_handler(handler_type handler, void* context) noexcept {
+        handler_ = handler;
+        context_ = context;
+    }
+
+private:
+    friend class basic_session_liveness<Wheel>;
+    static constexpr std::uint64_t limit = std::uint64_t{1} << 29;
+
+    // A configured time in units, rounded up (never early).
+    [[nodiscard]] std::uint32_t units(std::chrono::nanoseconds t) const {
+        const auto d = detail::saturating_ceil<duration>(t);
+        if (d <= duration::zero()) return 0;
+        const std::uint64_t u = detail::ceil_div(static_cast<std::uint64_t>(d.count()), static_cast<std::uint64_t>(unit_.count()));
+        if (u >= limit) throw std::invalid_argument("idlewheel::session_liveness: a time is too long for the wheel's tick");
+        return static_cast<std::uint32_t>(u);
+    }
+
+    Wheel* wheel_;
+    handler_type handler_;
+    void* context_;
+    liveness_stats* stats_;
+    duration unit_{};
+    std::uint32_t handshake_ = 0, idle_ = 0, interval_ = 0, pong_ = 0, jitter_ = 0, close_ = 0;
+    session_liveness_options options_;
+};
+
+template <class Wheel>
+class basic_session_liveness : private detail::shared_entry {
+public:
+    using config_type = basic_session_liveness_config<Wheel>;
+    using duration = typename Wheel::duration;
+    enum class phase : std::uint8_t { stopped, handshake, open, closing, ended };
+
+    explicit basic_session_liveness(const config_type& config) noexcept : shared_entry(&config) {}
+    basic_session_liveness(const basic_session_liveness&) = delete;
+    basic_session_liveness& operator=(const basic_session_liveness&) = delete;
+    ~basic_session_liveness() = default;  // the entry unlinks itself
+
+    /// Enters the handshake phase with its deadline (none if handshake_timeout is 0). Call it
+    /// at accept, before reading anything. Reads the clock once.
+    /// @throws system_error error::too_many_pending or error::stopped (then stopped).
+    void start_handshake() {
+        const duration now = access::elapsed_now(wheel());
+        reset(phase::handshake);
+        if (config().handshake_ != 0) deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().handshake_);
+        arm_first(now);
+    }
+
+    /// The handshake completed: enters the open phase (idle and heartbeat from now). False if
+    /// the session is not in its handshake any more: the deadline passed before this success
+    /// was reported (the connection is being dropped), or it was stopped: do not trust it.
+    [[nodiscard]] bool handshake_done() {
+        if (phase_ != phase::handshake) return false;
+        start();
+        return true;
+    }
+
+    /// Enters the open phase directly (no handshake). Reads the clock once.
+    /// @throws system_error error::too_many_pending or error::stopped (then stopped).
+    void start() {
+        const duration now = access::elapsed_now(wheel());
+        reset(phase::open);
+        read_ = heard_ = time31(ceil_units(now));
+        arm_first(now);
+    }
+
+    /// A message arrived: the session is not idle and the peer is alive. One 32-bit store
+    /// (and once per tick for the whole wheel, a flag and a wake-up request). No clock.
+    void on_read() noexcept { read_ = heard_ = access::compact_activity_mark(wheel()); }
+
+    /// Something other than a message arrived (a pong, a ping, any control frame, any byte):
+    /// the peer is alive; idleness is not affected.
+    void on_inbound() noexcept { heard_ = access::compact_activity_mark(wheel()); }
+
+    /// Starts our close: true if the caller should now send it (the session was open, and
+    /// neither side had started a close); the close deadline runs from now. False otherwise:
+    /// send nothing (Beast allows one close, and none once the peer started one).
+    [[nodiscard]] bool start_close() {
+        if (phase_ != phase::open) return false;
+        enter_closing(access::elapsed_now(wheel()));
+        return true;
+    }
+
+    /// The peer started a close: we will never start one; the close deadline bounds it.
+    void on_peer_close() {
+        flags_ |= peer_closed;
+        if (phase_ == phase::open) enter_closing(access::elapsed_now(wheel()));
+    }
+
+    /// Stops every timeout; no event until a start. The verdict, if any, stays. O(1).
+    void stop() noexcept {
+        if (phase_ != phase::ended) phase_ = phase::stopped;
+        cancel_entry();
+    }
+
+    [[nodiscard]] phase current() const noexcept { return phase_; }
+    /// The verdict that ended the session (idle, dead_peer, handshake_timeout,
+    /// close_timeout), if there was one. send_ping is never a verdict.
+    [[nodiscard]] bool has_verdict() const noexcept { return verdict_ != 0; }
+    [[nodiscard]] liveness_event verdict() const noexcept { return static_cast<liveness_event>(verdict_ - 1); }
+    /// True once a verdict other than idle was reached: the connection is being dropped, so a
+    /// success reported now must not be trusted.
+    [[nodiscard]] bool expired() const noexcept { return verdict_ != 0 && verdict() != liveness_event::idle; }
+    /// True while a ping is awaited (between send_ping and anything from the peer).
+    [[nodiscard]] bool awaiting_pong() const noexcept { return (flags_ & awaiting) != 0; }
+    /// True if the peer started a close (on_peer_close()).
+    [[nodiscard]] bool peer_closing() const noexcept { return (flags_ & peer_closed) != 0; }
+    /// True while its entry is in the wheel.
+    [[nodiscard]] bool armed() const noexcept { return linked(); }
+
+    /// A flag the transport layer keeps here (one ping in flight): no storage of its own.
+    [[nodiscard]] bool ping_in_flight() const noexcept { return (flags_ & ping_flight) != 0; }
+    void set_ping_in_flight(bool on) noexcept { flags_ = static_cast<std::uint8_t>(on ? flags_ | ping_flight : flags_ & ~ping_flight); }
+
+    /// This session's fixed jitter offset, derived from its address.
+    [[nodiscard]] duration jitter_offset() const noexcept { return config().unit_ * static_cast<typename duration::rep>(offset_units()); }
+
+    /// The config, which is also this entry's table (the one pointer serves both).
+    [[nodiscard]] const config_type& config() const noexcept {
+        return static_cast<const config_type&>(*table_);
+    }
+    [[nodiscard]] Wheel& wheel() const noexcept { return *config().wheel_; }
+
+private:
+    friend class basic_session_liveness_config<Wheel>;  // its table fires and discards us
+    using access = detail::liveness_access<Wheel>;
+    static constexpr std::uint8_t awaiting = 1, ping_flight = 2, peer_closed = 4;
+    static constexpr std::uint32_t low31 = detail::activity_epochs::compact_mark_bit - 1U;
+
+    [[nodiscard]] std::uint64_t ceil_units(duration t) const noexcept {
+        if (t <= duration::zero()) return 0;
+        return detail::ceil_div(static_cast<std::uint64_t>(t.count()), static_cast<std::uint64_t>(config().unit_.count()));
+    }
+    [[nodiscard]] std::uint64_t floor_units(duration t) const noexcept {
+        if (t <= duration::zero()) return 0;
+        return static_cast<std::uint64_t>(t.count()) / static_cast<std::uint64_t>(config().unit_.count());
+    }
+    [[nodiscard]] duration at_unit(std::uint64_t u) const noexcept {
+        return config().unit_ * static_cast<typename duration::rep>(u);
+    }
+    [[nodiscard]] static std::uint32_t time31(std::uint64_t u) noexcept { return static_cast<std::uint32_t>(u) & low31; }
+    // A 31-bit time (within 2^30 units of `ref`) as a full count of units.
+    [[nodiscard]] static std::uint64_t full31(std::uint32_t v, std::uint64_t ref) noexcept {
+        const std::uint32_t diff = (v - static_cast<std::uint32_t>(ref)) & low31;
+        return diff < (low31 >> 1) + 1U ? ref + diff : ref - ((low31 + 1U) - diff);
+    }
+    // The 32-bit deadline (within 2^31 units of `ref`) as a full count of units.
+    [[nodiscard]] static std::uint64_t full32(std::uint32_t v, std::uint64_t ref) noexcept {
+        const auto diff = static_cast<std::int32_t>(v - static_cast<std::uint32_t>(ref));
+        return diff >= 0 ? ref + static_cast<std::uint64_t>(diff) : ref - static_cast<std::uint64_t>(-static_cast<std::int64_t>(diff));
+    }
+
+    [[nodiscard]] std::uint64_t offset_units() const noexcept {
+        const std::uint32_t spread = config().jitter_;
+        if (spread == 0) return 0;
+        std::uint64_t state = reinterpret_cast<std::uintptr_t>(this);
+        return detail::splitmix64(state) % (std::uint64_t{spread} + 1U);
+    }
+
+    // An activity field as a time in units (ceil), as of `now`: a compact mark of the epoch
+    // still open counts as now; marks of closed epochs are stored back as times (settled) so
+    // that no mark outlives the epochs' ring.
+    [[nodiscard]] std::uint64_t settle(std::uint32_t& field, duration now, std::uint64_t now_u) const noexcept {
+        if (!detail::activity_epochs::is_compact_mark(field)) return full31(field, now_u);
+        const auto& epochs = access::epochs(wheel());
+        const std::int64_t mark = epochs.expand(field);
+        const std::uint64_t u = ceil_units(duration(epochs.resolve(mark, now.count())));
+        if (epochs.closed(mark)) field = time31(u);
+        return u;
+    }
+
+    void reset(phase p) noexcept {
+        phase_ = p;
+        flags_ = 0;
+        verdict_ = 0;
+        read_ = heard_ = deadline_ = 0;
+    }
+
+    void enter_closing(duration now) {
+        phase_ = phase::closing;
+        flags_ &= static_cast<std::uint8_t>(~awaiting);
+        if (config().close_ == 0) {
+            cancel_entry();
+            return;
+        }
+        deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().close_);
+        arm(now, full32(deadline_, floor_units(now)));
+    }
+
+    void cancel_entry() noexcept { shared_entry::cancel(); }
+
+    // The first arm of a start: counts against max_pending unless the entry is already in.
+    void arm_first(duration now) {
+        const std::uint64_t at = next_check(now);
+        if (at == never) {
+            cancel_entry();
+            return;
+        }
+        try {
+            access::schedule_check(wheel(), static_cast<shared_entry&>(*this), at_unit(at), now, /*rearm=*/linked());
+        } catch (...) {
+            phase_ = phase::stopped;
+            throw;
+        }
+    }
+
+    // Moves its own entry: never refused for max_pending; a stopped wheel ends the session.
+    void arm(duration now, std::uint64_t at_u) noexcept {
+        try {
+            access::schedule_check(wheel(), static_cast<shared_entry&>(*this), at_unit(at_u), now, /*rearm=*/true);
+        } catch (...) {
+            phase_ = phase::stopped;
+        }
+    }
+
+    static constexpr std::uint64_t never = ~std::uint64_t{0};
+
+    // When to look next, in units (never: nothing to watch).
+    [[nodiscard]] std::uint64_t next_check(duration now) noexcept {
+        const std::uint64_t now_u = floor_units(now);
+        switch (phase_) {
+            case phase::handshake:
+            case phase::closing:
+                return (phase_ == phase::handshake ? config().handshake_ : config().close_) == 0 ? never : full32(deadline_, now_u);
+            case phase::open: {
+                std::uint64_t next = never;
+                if (config().idle_ != 0) next = settle(read_, now, now_u) + config().idle_;
+                if (config().interval_ != 0) {
+                    const std::uint64_t ping_after = config().interval_ + offset_units();
+                    if ((flags_ & awaiting) != 0)
+                        next = std::min({next, full32(deadline_, now_u), ceil_units(now) + ping_after});
+                    else
+                        next = std::min(next, settle(heard_, now, now_u) + ping_after);
+                }
+                return next;
+            }
+            default: return never;
+        }
+    }
+
+    static void act(timer_entry& e, detail::entry_action a) {
+        auto& self = static_cast<basic_session_liveness&>(e);
+        if (a == detail::entry_action::fire)
+            self.check();
+        else if (self.phase_ != phase::ended)
+            self.phase_ = phase::stopped;  // the wheel stopped or died: the session ends with it
+    }
+
+    // Ends the session with a verdict, counts it, and calls the handler last.
+    void conclude(liveness_event e, std::uint64_t liveness_stats::* counter) {
+        verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(e) + 1U);
+        phase_ = phase::ended;
+        flags_ &= static_cast<std::uint8_t>(~awaiting);
+        if (config().stats_ != nullptr) ++(config().stats_->*counter);
+        notify(e);
+    }
+
+    void notify(liveness_event e) {
+        const config_type& c = config();
+        c.handler_(c.context_, *this, e);  // last: it may destroy *this
+    }
+
+    // The entry came due.
+    void check() {
+        const duration now = access::wake_elapsed(wheel());
+        const std::uint64_t now_u = floor_units(now);
+        const config_type& c = config();
+        if (phase_ == phase::handshake || phase_ == phase::closing) {
+            const std::uint64_t due = full32(deadline_, now_u);
+            if (now_u < due) {  // an early look (the mark horizon): not yet
+                arm(now, due);
+                return;
+            }
+            if (phase_ == phase::handshake) return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
+            return conclude(liveness_event::close_timeout, &liveness_stats::operation_timeouts);
+        }
+        if (phase_ != phase::open) return;
+        if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) {
+            enter_closing(now);  // arms the close deadline (a stopped wheel leaves it stopped)
+            verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(liveness_event::idle) + 1U);
+            if (c.stats_ != nullptr) ++c.stats_->reader_idle;
+            return notify(liveness_event::idle);
+        }
+        if (c.interval_ != 0) {
+            if ((flags_ & awaiting) != 0) {
+                if (detail::activity_epochs::is_compact_mark(heard_)) {
+                    flags_ &= static_cast<std::uint8_t>(~awaiting);  // answered: anything after the ping
+                } else if (now_u >= full32(deadline_, now_u)) {
+                    cancel_entry();
+                    return conclude(liveness_event::dead_peer, &liveness_stats::dead_peers);
+                }
+            } else if (now_u >= settle(heard_, now, now_u) + c.interval_ + offset_units()) {
+                flags_ |= awaiting;
+                const std::uint64_t sent = ceil_units(now);
+                heard_ = time31(sent);  // any inbound from now on stores a mark: the answer
+                deadline_ = static_cast<std::uint32_t>(sent + c.pong_);
+                arm(now, next_check(now));  // before the handler, which may stop or destroy us
+                if (c.stats_ != nullptr) ++c.stats_->pings_sent;
+                return notify(liveness_event::send_ping);
+            }
+        }
+        const std::uint64_t at = next_check(now);
+        if (at != never) arm(now, at);
+    }
+
+    // After the entry (whose table pointer is the config), what a touch writes: one cache line.
+    std::uint32_t read_ = 0;      // last message: a compact activity mark, or a 31-bit time
+    std::uint32_t heard_ = 0;     // last sign of life from the peer: the same
+    std::uint32_t deadline_ = 0;  // the phase's hard deadline (handshake, pong, close), 32-bit time
+    phase phase_ = phase::stopped;
+    std::uint8_t flags_ = 0;
+    std::uint8_t verdict_ = 0;  // 1 + liveness_event, 0 for none
+};
+
+using session_liveness_config = basic_session_liveness_config<wheel_timer>;
+using session_liveness = basic_session_liveness<wheel_timer>;
+
+}  // namespace idlewheel
+
+#endif

@@ -1,0 +1,163 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_STREAM_LIVENESS_HPP
+#define IDLEWHEEL_STREAM_LIVENESS_HPP
+
+// idlewheel::stream_liveness: session_liveness for a raw stream socket (a line protocol over
+// TCP): an optional handshake deadline (a login line, a TLS handshake), reader idleness, an
+// application-level ping, and a close deadline, in one member on one wheel entry. Works with
+// Boost.Asio and standalone Asio.
+//
+//     struct session : std::enable_shared_from_this<session> {
+//         tcp::socket socket;
+//         idlewheel::stream_liveness<session> live;
+//         session(tcp::socket s, const idlewheel::stream_liveness_config<session>& c)
+//             : socket(std::move(s)), live(c, *this) {}
+//         void on_liveness(idlewheel::liveness_event e) {   // the hook: the config names it
+//             if (e == idlewheel::liveness_event::send_ping) write_line("PING");   // your protocol's ping
+//         }
+//         // live.start() (or start_handshake() + handshake_done()); in every read handler:
+//         // `if (!live.on_read(ec)) return;`
+//     };
+//     idlewheel::stream_liveness_config<session> config(wheel, &session::socket,
+//         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s}, &stats,
+//         &session::on_liveness);
+//
+// What the object does itself, before the hook hears of an event: on idle, dead_peer,
+// handshake_timeout and close_timeout it closes the socket (pending operations complete with
+// operation_aborted). send_ping does nothing but tell the hook (with a ping_interval the hook
+// is required): send your protocol's ping and report its answer, like any byte from the peer,
+// with on_read() (a message) or on_inbound() (a sign of life only). close() starts a graceful
+// close: it shuts the sending side down, and the close deadline closes the socket if the peer
+// has not closed its side by then (on_read() sees the end of file: the session ends).
+//
+// Requirements as websocket_liveness: a member of its Session, on the wheel's executor. The
+// hook is called last and may drop the last reference to the session.
+
+#include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/owner_of.hpp>
+#include <idlewheel/session_liveness.hpp>
+
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+#include <asio/ip/tcp.hpp>
+#include <asio/socket_base.hpp>
+#else
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/socket_base.hpp>
+#endif
+
+#include <chrono>
+#include <stdexcept>
+
+namespace idlewheel {
+
+template <class Session, class Socket = net::ip::tcp::socket>
+class stream_liveness;
+
+/// What every session of a thread shares (see websocket_liveness_config).
+template <class Session, class Socket = net::ip::tcp::socket>
+class stream_liveness_config : public session_liveness_config {
+public:
+    using hook_type = void (Session::*)(liveness_event);
+
+    /// @throws std::invalid_argument as session_liveness_config, or if ping_interval is set
+    /// without a hook (nothing would send the ping).
+    stream_liveness_config(wheel_timer& wheel, Socket Session::*socket, const session_liveness_options& options,
+                           liveness_stats* stats = nullptr, hook_type hook = nullptr)
+        : session_liveness_config(wheel, options, &dispatch, nullptr, stats), socket_(socket), hook_(hook) {
+        if (options.ping_interval > std::chrono::nanoseconds::zero() && hook == nullptr)
+            throw std::invalid_argument("idlewheel::stream_liveness: a ping_interval needs a hook that sends the ping");
+        set_handler(&dispatch, this);
+    }
+
+private:
+    friend class stream_liveness<Session, Socket>;
+
+    static void dispatch(void* context, session_liveness& core, liveness_event e);
+
+    Socket Session::*socket_;
+    hook_type hook_;
+    detail::owner_offset owner_;
+};
+
+template <class Session, class Socket>
+class stream_liveness : private session_liveness {
+public:
+    using config_type = stream_liveness_config<Session, Socket>;
+
+    stream_liveness(const config_type& config, Session& owner) noexcept : session_liveness(config) {
+        config.owner_.learn(owner, *this);
+    }
+
+    /// In every read handler: true if bytes arrived and the session is open (a store). False
+    /// on an error or end of file (the session ends) or while closing.
+    [[nodiscard]] bool on_read(error_code ec) noexcept {
+        if (ec) {
+            stop();
+            return false;
+        }
+        if (current() != phase::open) return false;
+        session_liveness::on_read();
+        return true;
+    }
+
+    /// In a handshake operation's handler (after start_handshake()): true to go on.
+    [[nodiscard]] bool accepted(error_code ec) {
+        if (ec) {
+            stop();
+            return false;
+        }
+        return handshake_done();
+    }
+
+    /// A graceful close: shuts the sending side down; the close deadline bounds the rest.
+    /// False if the session was not open (closing already, or ended).
+    bool close() {
+        if (!start_close()) return false;
+        error_code ignored;
+        socket().shutdown(net::socket_base::shutdown_send, ignored);
+        return true;
+    }
+
+    /// Closes the socket at once; no verdict, no more events.
+    void drop() noexcept {
+        stop();
+        error_code ignored;
+        socket().close(ignored);
+    }
+
+    using session_liveness::awaiting_pong;
+    using session_liveness::current;
+    using session_liveness::expired;
+    using session_liveness::has_verdict;
+    using session_liveness::on_inbound;
+    using session_liveness::phase;
+    using session_liveness::start;
+    using session_liveness::start_handshake;
+    using session_liveness::stop;
+    using session_liveness::verdict;
+
+    [[nodiscard]] Session& owner() noexcept { return config().owner_.template owner<Session>(*this); }
+
+private:
+    friend class stream_liveness_config<Session, Socket>;
+
+    [[nodiscard]] const config_type& config() const noexcept {
+        return static_cast<const config_type&>(session_liveness::config());
+    }
+    [[nodiscard]] Socket& socket() noexcept { return owner().*(config().socket_); }
+};
+
+template <class Session, class Socket>
+void stream_liveness_config<Session, Socket>::dispatch(void* context, session_liveness& core, liveness_event e) {
+    const auto& self = *static_cast<const stream_liveness_config*>(context);
+    auto& live = static_cast<stream_liveness<Session, Socket>&>(core);
+    if (e != liveness_event::send_ping) {
+        error_code ignored;
+        live.socket().close(ignored);
+    }
+    if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
+}
+
+}  // namespace idlewheel
+
+#endif

@@ -1,0 +1,409 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#include <idlewheel/session_liveness.hpp>
+
+// basic_session_liveness on a manual-clock wheel, driven 1 ms at a time (support/liveness_scene):
+// the sans-I/O machine of one session (handshake -> open -> closing -> ended) with its one
+// wheel entry, its 16 bytes of state, and exact times: never early, at most the contract's
+// ticks late. Its transports (websocket_liveness, stream_liveness) run over real sockets in
+// test_beast_liveness.
+
+#include "support/liveness_scene.hpp"
+
+#include <idlewheel/manual_clock.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#define BOOST_TEST_MODULE session_liveness
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using idlewheel::liveness_event;
+using idlewheel::session_liveness_options;
+using idlewheel::test::liveness::ceil_to_tick;
+using idlewheel::test::liveness::scene;
+using idlewheel::test::liveness::tick_ms;
+using idlewheel::test::liveness::wheel_type;
+using live_type = idlewheel::basic_session_liveness<wheel_type>;
+using config_type = idlewheel::basic_session_liveness_config<wheel_type>;
+using phase = live_type::phase;
+
+constexpr std::int64_t unit_us = tick_ms * 1000 / 16;  // times are kept in tick / 16
+
+struct seen {
+    liveness_event event;
+    std::int64_t at;
+};
+
+// One session on the scene's wheel: its events with their times, and what to do on each.
+struct session_fixture : scene {
+    explicit session_fixture(const session_liveness_options& o, const idlewheel::wheel_options& w = {})
+        : scene(w), config(wheel, o, &on_event, this, &live) {
+        session.emplace(config);
+    }
+
+    static void on_event(void* context, live_type& s, liveness_event e) {
+        auto& self = *static_cast<session_fixture*>(context);
+        BOOST_TEST(&s == &*self.session);
+        self.events.push_back({e, self.now_ms()});
+        if (self.react) self.react(e);
+    }
+
+    [[nodiscard]] std::vector<std::int64_t> times(liveness_event e) const {
+        std::vector<std::int64_t> out;
+        for (const auto& s : events)
+            if (s.event == e) out.push_back(s.at);
+        return out;
+    }
+
+    config_type config;
+    std::optional<live_type> session;
+    std::vector<seen> events;
+    std::function<void(liveness_event)> react;
+};
+
+std::string name(liveness_event e) { return idlewheel::to_string(e); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(idle_heartbeat_and_deadlines_fit_in_64_bytes) {
+    static_assert(sizeof(live_type) <= 64);
+    static_assert(sizeof(idlewheel::session_liveness) <= 64);
+    BOOST_TEST(sizeof(idlewheel::session_liveness) <= 64U);
+    BOOST_TEST_MESSAGE("sizeof(session_liveness) = " << sizeof(idlewheel::session_liveness));
+}
+
+BOOST_AUTO_TEST_CASE(options_out_of_range_are_refused) {
+    scene s;
+    BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, &session_fixture::on_event), std::invalid_argument);
+    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, &session_fixture::on_event), std::invalid_argument);
+    BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, &session_fixture::on_event));
+}
+
+// ---- handshake ------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(handshake_deadline_runs_from_start_and_a_late_success_is_refused) {
+    session_fixture f({.handshake_timeout = 100ms, .idle_timeout = 1s});
+    f.step_to(3);
+    f.session->start_handshake();
+    BOOST_TEST((f.session->current() == phase::handshake));
+    f.step_to(102);
+    BOOST_TEST(f.events.empty());  // never early: 3 + 100 = 103
+    f.step_to(200);
+    BOOST_TEST_REQUIRE(f.events.size() == 1U);
+    BOOST_TEST(name(f.events[0].event) == "handshake timeout");
+    BOOST_TEST(f.events[0].at == ceil_to_tick(103));  // the tick boundary at or after the deadline
+    BOOST_TEST(f.live.handshake_timeouts == 1U);
+    BOOST_TEST(f.session->expired());
+    BOOST_TEST((f.session->current() == phase::ended));
+    BOOST_TEST(!f.session->handshake_done());  // the success came too late: do not trust it
+    BOOST_TEST(f.wheel.pending() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(handshake_in_time_starts_idleness_from_then) {
+    session_fixture f({.handshake_timeout = 100ms, .idle_timeout = 300ms});
+    f.session->start_handshake();
+    f.step_to(90);
+    BOOST_TEST(f.session->handshake_done());
+    BOOST_TEST(f.wheel.pending() == 1U);  // one entry, moved: the handshake deadline is gone
+    f.step_to(389);
+    BOOST_TEST(f.events.empty());
+    f.step_to(500);
+    BOOST_TEST_REQUIRE(f.events.size() == 1U);
+    BOOST_TEST(name(f.events[0].event) == "idle");
+    BOOST_TEST(f.events[0].at == 390);
+    BOOST_TEST(f.live.handshake_timeouts == 0U);
+    BOOST_TEST(f.live.reader_idle == 1U);
+}
+
+// ---- idle -----------------------------------------------------------------------------------
+
+// A pattern of messages: every report comes no sooner than idle after the latest message,
+// and at most two ticks (plus one unit) later, as idle_watch's contract says.
+BOOST_AUTO_TEST_CASE(idle_is_never_early_and_at_most_two_ticks_late) {
+    const std::int64_t idle = 200;
+    for (const std::int64_t gap : {37, 150, 199, 201, 333}) {
+        session_fixture f({.idle_timeout = std::chrono::milliseconds(idle), .close_timeout = 0ms});
+        f.session->start();
+        std::int64_t last = 0;
+        int reads = 0;
+        f.react = [&](liveness_event) {};
+        f.step_to(2000, [&](std::int64_t t) {
+            if (f.session->current() == phase::open && reads < 5 && t % gap == 0) {
+                f.session->on_read();
+                last = t;
+                ++reads;
+            }
+        });
+        BOOST_TEST_REQUIRE(f.events.size() == 1U, "gap " << gap);
+        const auto at = f.events[0].at;
+        BOOST_TEST(at >= last + idle, "gap " << gap);
+        BOOST_TEST(at * 1000 <= (last + idle + 2 * tick_ms) * 1000 + unit_us, "gap " << gap);
+        BOOST_TEST((f.session->current() == phase::closing));
+        BOOST_TEST(f.wheel.pending() == 0U);  // close_timeout 0: no deadline on the close
+    }
+}
+
+BOOST_AUTO_TEST_CASE(messages_keep_a_session_open_and_the_entry_moves_lazily) {
+    session_fixture f({.idle_timeout = 100ms});
+    f.session->start();
+    const auto scheduled_before = f.wheel.stats().scheduled;
+    f.step_to(1000, [&](std::int64_t t) {
+        if (t % 10 == 5) f.session->on_read();  // 100 messages
+    });
+    BOOST_TEST(f.events.empty());
+    // One re-arm per idle period at most, not one per message.
+    BOOST_TEST(f.wheel.stats().scheduled - scheduled_before <= 11U);
+    BOOST_TEST(f.wheel.pending() == 1U);
+}
+
+// ---- heartbeat ------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(unanswered_ping_is_a_dead_peer_and_one_ping_only) {
+    session_fixture f({.idle_timeout = 5s, .ping_interval = 100ms, .pong_timeout = 50ms});
+    f.session->start();
+    f.step_to(400);
+    BOOST_TEST_REQUIRE(f.events.size() == 2U);
+    BOOST_TEST(name(f.events[0].event) == "send ping");
+    BOOST_TEST(f.events[0].at == 100);
+    BOOST_TEST(f.session->awaiting_pong() == false);  // ended
+    BOOST_TEST(name(f.events[1].event) == "dead peer");
+    BOOST_TEST(f.events[1].at == 150);  // ping + pong_timeout, never before
+    BOOST_TEST(f.live.pings_sent == 1U);
+    BOOST_TEST(f.live.dead_peers == 1U);
+    BOOST_TEST(f.session->expired());
+    BOOST_TEST(f.wheel.pending() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(answered_pings_keep_the_peer_alive_but_not_the_session_busy) {
+    // A peer that answers every ping 20 ms later but never sends a message: pings go on, and
+    // the idle verdict comes from the messages alone.
+    session_fixture f({.idle_timeout = 600ms, .ping_interval = 100ms, .pong_timeout = 50ms, .close_timeout = 0ms});
+    std::vector<std::int64_t> answer_at;
+    f.react = [&](liveness_event e) {
+        if (e == liveness_event::send_ping) answer_at.push_back(f.now_ms() + 20);
+    };
+    f.session->start();
+    f.step_to(1000, [&](std::int64_t t) {
+        for (auto a : answer_at)
+            if (a == t) f.session->on_inbound();
+    });
+    const auto pings = f.times(liveness_event::send_ping);
+    BOOST_TEST(pings.size() >= 4U);
+    BOOST_TEST(pings.at(0) == 100);
+    for (std::size_t i = 1; i < pings.size(); ++i) {
+        // The answer (stamped at the next tick) + ping_interval: never sooner.
+        BOOST_TEST(pings[i] >= pings[i - 1] + 20 + 100);
+        BOOST_TEST(pings[i] <= pings[i - 1] + 20 + 100 + 2 * tick_ms);
+    }
+    BOOST_TEST(f.times(liveness_event::dead_peer).empty());
+    BOOST_TEST(f.times(liveness_event::idle) == std::vector<std::int64_t>{600}, boost::test_tools::per_element());
+    BOOST_TEST(f.live.dead_peers == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(jitter_offset_comes_from_the_address_and_delays_the_ping) {
+    session_fixture f({.ping_interval = 100ms, .pong_timeout = 50ms, .jitter = 40ms});
+    const auto offset = f.session->jitter_offset();
+    BOOST_TEST(offset.count() >= 0);
+    BOOST_TEST(offset <= 40ms);
+    f.session->start();
+    f.step_to(200);
+    BOOST_TEST_REQUIRE(!f.times(liveness_event::send_ping).empty());
+    const auto at = f.times(liveness_event::send_ping).at(0);
+    const auto off_ms = std::chrono::duration_cast<std::chrono::microseconds>(offset).count();
+    BOOST_TEST(at * 1000 >= 100'000 + off_ms);
+    BOOST_TEST(at * 1000 <= 100'000 + off_ms + tick_ms * 1000);
+    // Many sessions spread: not all on one offset.
+    std::optional<live_type> a, b, c, d;
+    a.emplace(f.config);
+    b.emplace(f.config);
+    c.emplace(f.config);
+    d.emplace(f.config);
+    const bool all_same = a->jitter_offset() == b->jitter_offset() && b->jitter_offset() == c->jitter_offset() &&
+                          c->jitter_offset() == d->jitter_offset();
+    BOOST_TEST(!all_same);
+}
+
+// ---- close ----------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(one_close_at_a_time_and_none_after_the_peer_started_one) {
+    session_fixture f({.idle_timeout = 1s, .close_timeout = 100ms});
+    f.session->start();
+    f.step_to(10);
+    BOOST_TEST(f.session->start_close());   // ours: send it
+    BOOST_TEST(!f.session->start_close());  // never a second one
+    f.step_to(109);
+    BOOST_TEST(f.events.empty());
+    f.step_to(200);
+    BOOST_TEST_REQUIRE(f.events.size() == 1U);
+    BOOST_TEST(name(f.events[0].event) == "close timeout");
+    BOOST_TEST(f.events[0].at == 110);
+    BOOST_TEST(f.live.operation_timeouts == 1U);
+
+    session_fixture g({.idle_timeout = 50ms, .close_timeout = 100ms});
+    g.session->start();
+    g.step_to(10);
+    g.session->on_peer_close();
+    BOOST_TEST(g.session->peer_closing());
+    BOOST_TEST(!g.session->start_close());  // the peer started it: we never send one
+    g.step_to(300);
+    // No idle verdict while closing; the close deadline bounds the peer's close too.
+    BOOST_TEST_REQUIRE(g.events.size() == 1U);
+    BOOST_TEST(name(g.events[0].event) == "close timeout");
+    BOOST_TEST(g.events[0].at == 110);
+}
+
+BOOST_AUTO_TEST_CASE(idle_starts_the_close_and_its_deadline) {
+    session_fixture f({.idle_timeout = 100ms, .ping_interval = 30ms, .pong_timeout = 1s, .close_timeout = 50ms});
+    f.react = [&](liveness_event e) {
+        if (e == liveness_event::send_ping) f.session->on_inbound();  // pongs at once
+    };
+    f.session->start();
+    f.step_to(300);
+    const auto idle = f.times(liveness_event::idle);
+    BOOST_TEST(idle == std::vector<std::int64_t>{100}, boost::test_tools::per_element());
+    BOOST_TEST(f.times(liveness_event::close_timeout) == std::vector<std::int64_t>{150}, boost::test_tools::per_element());
+    for (const auto p : f.times(liveness_event::send_ping)) BOOST_TEST(p < 100);  // no ping while closing
+    BOOST_TEST(!f.session->start_close());
+    BOOST_TEST((f.session->verdict() == liveness_event::close_timeout));
+}
+
+// ---- lifetime -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(the_handler_may_destroy_the_session) {
+    for (const auto kind : {liveness_event::send_ping, liveness_event::idle, liveness_event::dead_peer,
+                            liveness_event::handshake_timeout, liveness_event::close_timeout}) {
+        session_fixture f({.handshake_timeout = 50ms, .idle_timeout = 300ms, .ping_interval = 100ms, .pong_timeout = 50ms,
+                           .close_timeout = 50ms});
+        f.react = [&](liveness_event e) {
+            if (e == kind) f.session.reset();  // ASan: nothing of it is touched afterwards
+        };
+        if (kind == liveness_event::handshake_timeout) {
+            f.session->start_handshake();
+        } else if (kind == liveness_event::close_timeout) {
+            f.session->start();
+            BOOST_TEST(f.session->start_close());
+        } else {
+            f.session->start();
+        }
+        if (kind == liveness_event::idle) {
+            f.react = [&](liveness_event e) {
+                if (e == liveness_event::send_ping && f.session) f.session->on_inbound();
+                if (e == liveness_event::idle) f.session.reset();
+            };
+        }
+        f.step_to(1000);
+        BOOST_TEST(!f.session.has_value(), name(kind));
+        BOOST_TEST(!f.events.empty());
+        BOOST_TEST(name(f.events.back().event) == name(kind));
+        BOOST_TEST(f.wheel.pending() == 0U, name(kind));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(destroying_a_running_session_unlinks_its_entry) {
+    session_fixture f({.idle_timeout = 100ms, .ping_interval = 50ms, .pong_timeout = 50ms});
+    f.session->start();
+    BOOST_TEST(f.wheel.pending() == 1U);
+    f.session.reset();
+    BOOST_TEST(f.wheel.pending() == 0U);
+    f.step_to(500);
+    BOOST_TEST(f.events.empty());
+}
+
+BOOST_AUTO_TEST_CASE(stop_and_restart) {
+    session_fixture f({.idle_timeout = 100ms, .ping_interval = 60ms, .pong_timeout = 30ms});
+    f.session->start();
+    f.step_to(50);
+    f.session->stop();
+    BOOST_TEST((f.session->current() == phase::stopped));
+    BOOST_TEST(f.wheel.pending() == 0U);
+    f.step_to(400);
+    BOOST_TEST(f.events.empty());
+    f.session->start();  // everything from now again
+    f.step_to(459);
+    BOOST_TEST(f.events.empty());
+    // Stopped inside its own handler: nothing more (no dead peer after the ping).
+    f.react = [&](liveness_event) { f.session->stop(); };
+    f.step_to(1000);
+    BOOST_TEST(f.times(liveness_event::send_ping) == std::vector<std::int64_t>{460}, boost::test_tools::per_element());
+    BOOST_TEST(f.events.size() == 1U);
+    BOOST_TEST(f.wheel.pending() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_wheel_ends_the_session) {
+    session_fixture f({.idle_timeout = 100ms});
+    f.session->start();
+    (void)f.wheel.stop();
+    BOOST_TEST((f.session->current() == phase::stopped));
+    BOOST_CHECK_THROW(f.session->start(), idlewheel::system_error);
+    f.step_to(300);
+    BOOST_TEST(f.events.empty());
+}
+
+// ---- max_pending ----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_running_session_keeps_its_place_on_a_full_wheel) {
+    session_fixture f({.handshake_timeout = 50ms, .idle_timeout = 400ms, .ping_interval = 100ms, .pong_timeout = 50ms,
+                       .close_timeout = 100ms},
+                      {.max_pending = 1});
+    std::vector<idlewheel::timeout> taken;
+    int refused = 0;
+    f.react = [&](liveness_event e) {
+        if (e == liveness_event::send_ping) f.session->on_inbound();
+        try {
+            taken.push_back(f.wheel.schedule(1h, [] {}));  // the wheel is full: refused
+        } catch (const idlewheel::system_error&) {
+            ++refused;
+        }
+    };
+    f.session->start_handshake();  // 1 of 1
+    BOOST_CHECK_THROW((void)f.wheel.schedule(1ms, [] {}), idlewheel::system_error);
+    std::optional<live_type> other(f.config);
+    BOOST_CHECK_EXCEPTION(other->start(), idlewheel::system_error, [](const idlewheel::system_error& e) {
+        return e.code() == idlewheel::make_error_code(idlewheel::error::too_many_pending);
+    });
+    BOOST_TEST((other->current() == phase::stopped));
+    f.step_to(20);
+    BOOST_TEST(f.session->handshake_done());  // moves its own entry
+    f.step_to(2000);
+    BOOST_TEST(f.times(liveness_event::send_ping).size() >= 3U);
+    BOOST_TEST(f.times(liveness_event::idle).size() == 1U);
+    BOOST_TEST(f.times(liveness_event::close_timeout).size() == 1U);
+    // Every handler found the wheel full (the session's entry holds the one place) except the
+    // last: the close timeout ended the session, and its entry left the wheel.
+    BOOST_TEST(taken.size() == 1U);
+    BOOST_TEST(refused == static_cast<int>(f.events.size()) - 1);
+    BOOST_TEST(f.wheel.stats().rejected >= f.events.size());
+}
+
+// ---- compact marks (detail/activity_epochs.hpp) ----------------------------------------
+
+BOOST_AUTO_TEST_CASE(compact_marks_expand_to_their_epoch) {
+    idlewheel::detail::activity_epochs e;
+    const auto m1 = e.compact_mark();
+    BOOST_TEST(idlewheel::detail::activity_epochs::is_compact_mark(m1));
+    BOOST_TEST(e.expand(m1) == e.mark());
+    BOOST_TEST(!e.closed(e.expand(m1)));
+    (void)e.touch();
+    e.close(1000);
+    BOOST_TEST(e.closed(e.expand(m1)));
+    BOOST_TEST(e.resolve(e.expand(m1), 5000) == 1000);
+    // A mark of a later epoch expands to that epoch, not to an earlier one.
+    for (int i = 0; i < 3; ++i) {
+        (void)e.touch();
+        e.close(2000 + i);
+    }
+    const auto m2 = e.compact_mark();
+    (void)e.touch();
+    e.close(3000);
+    BOOST_TEST(e.resolve(e.expand(m2), 9000) == 3000);
+}
