@@ -50,41 +50,45 @@
 
 namespace idlewheel {
 
-template <class Session, class Socket = net::ip::tcp::socket>
+template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
 class stream_liveness;
 
-/// What every session of a thread shares (see websocket_liveness_config).
-template <class Session, class Socket = net::ip::tcp::socket>
-class stream_liveness_config : public session_liveness_config {
+/// What every session of a thread shares (see websocket_liveness_config). `Wheel` is
+/// wheel_timer unless a test drives a manual clock.
+template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
+class stream_liveness_config : public basic_session_liveness_config<Wheel> {
 public:
     using hook_type = void (Session::*)(liveness_event);
 
     /// @throws std::invalid_argument as session_liveness_config, or if ping_interval is set
     /// without a hook (nothing would send the ping).
-    stream_liveness_config(wheel_timer& wheel, Socket Session::*socket, const session_liveness_options& options,
+    stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
                            liveness_stats* stats = nullptr, hook_type hook = nullptr)
-        : session_liveness_config(wheel, options, &dispatch, nullptr, stats), socket_(socket), hook_(hook) {
+        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats), socket_(socket), hook_(hook) {
         if (options.ping_interval > std::chrono::nanoseconds::zero() && hook == nullptr)
             throw std::invalid_argument("idlewheel::stream_liveness: a ping_interval needs a hook that sends the ping");
-        set_handler(&dispatch, this);
+        this->set_handler(&dispatch, this);
     }
 
 private:
-    friend class stream_liveness<Session, Socket>;
+    friend class stream_liveness<Session, Socket, Wheel>;
 
-    static void dispatch(void* context, session_liveness& core, liveness_event e);
+    static void dispatch(void* context, basic_session_liveness<Wheel>& core, liveness_event e);
 
     Socket Session::*socket_;
     hook_type hook_;
     detail::owner_offset owner_;
 };
 
-template <class Session, class Socket>
-class stream_liveness : private session_liveness {
-public:
-    using config_type = stream_liveness_config<Session, Socket>;
+template <class Session, class Socket, class Wheel>
+class stream_liveness : private basic_session_liveness<Wheel> {
+    using core = basic_session_liveness<Wheel>;
 
-    stream_liveness(const config_type& config, Session& owner) noexcept : session_liveness(config) {
+public:
+    using config_type = stream_liveness_config<Session, Socket, Wheel>;
+    using phase = typename core::phase;
+
+    stream_liveness(const config_type& config, Session& owner) noexcept : core(config) {
         config.owner_.learn(owner, *this);
     }
 
@@ -92,27 +96,27 @@ public:
     /// on an error or end of file (the session ends) or while closing.
     [[nodiscard]] bool on_read(error_code ec) noexcept {
         if (ec) {
-            stop();
+            core::stop();
             return false;
         }
-        if (current() != phase::open) return false;
-        session_liveness::on_read();
+        if (core::current() != phase::open) return false;
+        core::on_read();
         return true;
     }
 
     /// In a handshake operation's handler (after start_handshake()): true to go on.
     [[nodiscard]] bool accepted(error_code ec) {
         if (ec) {
-            stop();
+            core::stop();
             return false;
         }
-        return handshake_done();
+        return core::handshake_done();
     }
 
     /// A graceful close: shuts the sending side down; the close deadline bounds the rest.
     /// False if the session was not open (closing already, or ended).
     bool close() {
-        if (!start_close()) return false;
+        if (!core::start_close()) return false;
         error_code ignored;
         socket().shutdown(net::socket_base::shutdown_send, ignored);
         return true;
@@ -120,37 +124,35 @@ public:
 
     /// Closes the socket at once; no verdict, no more events.
     void drop() noexcept {
-        stop();
+        core::stop();
         error_code ignored;
         socket().close(ignored);
     }
 
-    using session_liveness::awaiting_pong;
-    using session_liveness::current;
-    using session_liveness::expired;
-    using session_liveness::has_verdict;
-    using session_liveness::on_inbound;
-    using session_liveness::phase;
-    using session_liveness::start;
-    using session_liveness::start_handshake;
-    using session_liveness::stop;
-    using session_liveness::verdict;
+    using core::awaiting_pong;
+    using core::current;
+    using core::expired;
+    using core::has_verdict;
+    using core::on_inbound;
+    using core::start;
+    using core::start_handshake;
+    using core::stop;
+    using core::verdict;
 
     [[nodiscard]] Session& owner() noexcept { return config().owner_.template owner<Session>(*this); }
 
 private:
-    friend class stream_liveness_config<Session, Socket>;
+    friend class stream_liveness_config<Session, Socket, Wheel>;
 
-    [[nodiscard]] const config_type& config() const noexcept {
-        return static_cast<const config_type&>(session_liveness::config());
-    }
+    [[nodiscard]] const config_type& config() const noexcept { return static_cast<const config_type&>(core::config()); }
     [[nodiscard]] Socket& socket() noexcept { return owner().*(config().socket_); }
 };
 
-template <class Session, class Socket>
-void stream_liveness_config<Session, Socket>::dispatch(void* context, session_liveness& core, liveness_event e) {
+template <class Session, class Socket, class Wheel>
+void stream_liveness_config<Session, Socket, Wheel>::dispatch(void* context, basic_session_liveness<Wheel>& core,
+                                                              liveness_event e) {
     const auto& self = *static_cast<const stream_liveness_config*>(context);
-    auto& live = static_cast<stream_liveness<Session, Socket>&>(core);
+    auto& live = static_cast<stream_liveness<Session, Socket, Wheel>&>(core);
     if (e != liveness_event::send_ping) {
         error_code ignored;
         live.socket().close(ignored);
