@@ -207,7 +207,7 @@ public:
         arm_first(now);
     }
 
-    /// A message arrived: the session is not idle and the peer is alive. One 32-bit store
+    /// A message arrived: the session is not idle and the peer is alive. Two adjacent 32-bit stores
     /// (and once per tick for the whole wheel, a flag and a wake-up request). No clock.
     void on_read() noexcept { read_ = heard_ = access::compact_activity_mark(wheel()); }
 
