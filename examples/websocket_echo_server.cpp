@@ -9,7 +9,7 @@
 //     websocket_echo_server [port]      serve on 127.0.0.1:port (default 8080) until killed
 //     websocket_echo_server --smoke     serve on a free port, echo one message to a client, exit
 //
-// The idlewheel part is marked `// idlewheel`.
+// The idlewheel part is marked `// idlewheel`, plus the one cancel_after call.
 
 #include <idlewheel/beast/websocket_liveness.hpp>  // idlewheel
 #include <idlewheel/idlewheel.hpp>                 // idlewheel
@@ -58,9 +58,9 @@ net::awaitable<void> run_session(std::shared_ptr<session> s, idlewheel::wheel_ti
         auto [read_ec, n] = co_await s->ws.async_read(buffer, as_result);
         if (!s->live.on_read(read_ec)) co_return;  // idlewheel: a store; false once closed or closing
         s->ws.text(s->ws.got_text());
-        auto [write_ec, written] = co_await s->ws.async_write(buffer.data(), idlewheel::cancel_after(wheel, 10s, as_result));  // idlewheel
-        if (write_ec) co_return;
-        buffer.consume(written);
+        auto [wec, n_out] = co_await s->ws.async_write(buffer.data(), idlewheel::cancel_after(wheel, 10s, as_result));
+        if (wec) co_return;  // failed, or cancelled after 10 s: the client does not read
+        buffer.consume(n_out);
     }
 }
 
@@ -68,7 +68,8 @@ net::awaitable<void> listen(tcp::acceptor& acceptor, idlewheel::wheel_timer& whe
     for (;;) {
         auto [ec, socket] = co_await acceptor.async_accept(as_result);
         if (ec) co_return;  // closed
-        net::co_spawn(acceptor.get_executor(), run_session(std::make_shared<session>(std::move(socket), config), wheel), net::detached);
+        auto s = std::make_shared<session>(std::move(socket), config);
+        net::co_spawn(acceptor.get_executor(), run_session(std::move(s), wheel), net::detached);
     }
 }
 
@@ -96,16 +97,19 @@ int main(int argc, char** argv) {
         idlewheel::liveness_stats stats;        // idlewheel: outcomes by cause
         const liveness_config config(wheel, &session::ws,  // idlewheel: shared by every session
                                      {.handshake_timeout = 5s, .idle_timeout = 60s, .ping_interval = 15s,
-                                      .pong_timeout = 10s, .jitter = 2s, .close_timeout = 5s},
-                                     &stats);
+                                      .pong_timeout = 10s, .jitter = 2s, .close_timeout = 5s}, &stats);
         tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), port});
         net::co_spawn(io, listen(acceptor, wheel, config), net::detached);
         bool ok = !smoke;
-        if (smoke) net::co_spawn(io, smoke_client(acceptor, ok), [](std::exception_ptr e) { if (e) std::rethrow_exception(e); });
+        const auto rethrow = [](std::exception_ptr e) {
+            if (e) std::rethrow_exception(e);
+        };
+        if (smoke) net::co_spawn(io, smoke_client(acceptor, ok), rethrow);
         std::printf("listening on 127.0.0.1:%u\n", static_cast<unsigned>(acceptor.local_endpoint().port()));
         io.run();
         std::printf("echo %s; idle closes %llu, dead peers %llu, handshake timeouts %llu\n", ok ? "ok" : "FAILED",
-                    static_cast<unsigned long long>(stats.reader_idle), static_cast<unsigned long long>(stats.dead_peers),
+                    static_cast<unsigned long long>(stats.reader_idle),
+                    static_cast<unsigned long long>(stats.dead_peers),
                     static_cast<unsigned long long>(stats.handshake_timeouts));
         return ok ? EXIT_SUCCESS : EXIT_FAILURE;
     } catch (const std::exception& e) {

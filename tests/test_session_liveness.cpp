@@ -93,7 +93,8 @@ BOOST_AUTO_TEST_CASE(idle_heartbeat_and_deadlines_fit_in_64_bytes) {
 BOOST_AUTO_TEST_CASE(options_out_of_range_are_refused) {
     scene s;
     BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, &session_fixture::on_event), std::invalid_argument);
-    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, &session_fixture::on_event), std::invalid_argument);
+    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, &session_fixture::on_event),
+                      std::invalid_argument);
     BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, &session_fixture::on_event));
 }
 
@@ -279,7 +280,8 @@ BOOST_AUTO_TEST_CASE(idle_starts_the_close_and_its_deadline) {
     f.step_to(300);
     const auto idle = f.times(liveness_event::idle);
     BOOST_TEST(idle == std::vector<std::int64_t>{100}, boost::test_tools::per_element());
-    BOOST_TEST(f.times(liveness_event::close_timeout) == std::vector<std::int64_t>{150}, boost::test_tools::per_element());
+    BOOST_TEST(f.times(liveness_event::close_timeout) == std::vector<std::int64_t>{150},
+               boost::test_tools::per_element());
     for (const auto p : f.times(liveness_event::send_ping)) BOOST_TEST(p < 100);  // no ping while closing
     BOOST_TEST(!f.session->start_close());
     BOOST_TEST((f.session->verdict() == liveness_event::close_timeout));
@@ -290,7 +292,10 @@ BOOST_AUTO_TEST_CASE(idle_starts_the_close_and_its_deadline) {
 BOOST_AUTO_TEST_CASE(the_handler_may_destroy_the_session) {
     for (const auto kind : {liveness_event::send_ping, liveness_event::idle, liveness_event::dead_peer,
                             liveness_event::handshake_timeout, liveness_event::close_timeout}) {
-        session_fixture f({.handshake_timeout = 50ms, .idle_timeout = 300ms, .ping_interval = 100ms, .pong_timeout = 50ms,
+        session_fixture f({.handshake_timeout = 50ms,
+                           .idle_timeout = 300ms,
+                           .ping_interval = 100ms,
+                           .pong_timeout = 50ms,
                            .close_timeout = 50ms});
         f.react = [&](liveness_event e) {
             if (e == kind) f.session.reset();  // ASan: nothing of it is touched afterwards
@@ -360,7 +365,10 @@ BOOST_AUTO_TEST_CASE(a_stopped_wheel_ends_the_session) {
 // ---- max_pending ----------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(a_running_session_keeps_its_place_on_a_full_wheel) {
-    session_fixture f({.handshake_timeout = 50ms, .idle_timeout = 400ms, .ping_interval = 100ms, .pong_timeout = 50ms,
+    session_fixture f({.handshake_timeout = 50ms,
+                       .idle_timeout = 400ms,
+                       .ping_interval = 100ms,
+                       .pong_timeout = 50ms,
                        .close_timeout = 100ms},
                       {.max_pending = 1});
     std::vector<idlewheel::timeout> taken;
@@ -429,7 +437,8 @@ using line_config = idlewheel::stream_liveness_config<line_session, tcp::socket,
 // A line-protocol session whose liveness is a stream_liveness; its hook records the events
 // with their times and "sends" an application ping (counts it).
 struct line_session {
-    line_session(tcp::socket s, const line_config& c, const scene& st) : socket(std::move(s)), live(c, *this), stage(&st) {}
+    line_session(tcp::socket s, const line_config& c, const scene& st)
+        : socket(std::move(s)), live(c, *this), stage(&st) {}
     void on_liveness(liveness_event e) { events.push_back({e, stage->now_ms()}); }
     void read() {
         socket.async_read_some(net::buffer(buffer), [this](idlewheel::error_code ec, std::size_t) {
@@ -496,8 +505,9 @@ BOOST_AUTO_TEST_CASE(stream_liveness_closes_an_idle_socket) {
 
 BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead_peer) {
     loopback l;
-    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 10s, .ping_interval = 100ms, .pong_timeout = 50ms},
-                       &l.live, &line_session::on_liveness);
+    line_config config(l.wheel, &line_session::socket,
+                       {.idle_timeout = 10s, .ping_interval = 100ms, .pong_timeout = 50ms}, &l.live,
+                       &line_session::on_liveness);
     BOOST_CHECK_THROW(line_config(l.wheel, &line_session::socket, {.ping_interval = 100ms, .pong_timeout = 50ms}),
                       std::invalid_argument);  // nothing would send the ping
     line_session s(std::move(l.server_side), config, l);
@@ -506,14 +516,16 @@ BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead
     // The peer answers the first two pings ("PONG" 20 ms later), then goes silent.
     std::vector<std::int64_t> answer_at;
     l.step_to(1000, [&](std::int64_t t) {
-        if (s.events.size() > answer_at.size() && answer_at.size() < 2 && s.events.back().event == liveness_event::send_ping)
+        if (s.events.size() > answer_at.size() && answer_at.size() < 2 &&
+            s.events.back().event == liveness_event::send_ping)
             answer_at.push_back(s.events.back().at + 20);
         for (const auto a : answer_at)
             if (a == t) net::write(l.client, net::buffer(std::string_view("PONG\n")));
     });
     std::vector<std::string> names;
     for (const auto& e : s.events) names.push_back(name(e.event));
-    BOOST_TEST(names == (std::vector<std::string>{"send ping", "send ping", "send ping", "dead peer"}), boost::test_tools::per_element());
+    BOOST_TEST(names == (std::vector<std::string>{"send ping", "send ping", "send ping", "dead peer"}),
+               boost::test_tools::per_element());
     BOOST_TEST_REQUIRE(s.events.size() == 4U);
     BOOST_TEST(s.events[3].at == s.events[2].at + 50);  // pong_timeout after the unanswered ping
     BOOST_TEST(!s.socket.is_open());
@@ -530,8 +542,8 @@ BOOST_AUTO_TEST_CASE(stream_liveness_close_is_bounded_by_the_close_deadline) {
     s.live.start();
     s.read();
     l.step_to(10);
-    BOOST_TEST(s.live.close());    // shuts our side down: the client sees the end
-    BOOST_TEST(!s.live.close());   // once
+    BOOST_TEST(s.live.close());   // shuts our side down: the client sees the end
+    BOOST_TEST(!s.live.close());  // once
     BOOST_TEST(client_sees_end(l));
     BOOST_TEST(s.socket.is_open());  // the client has not closed its side yet
     l.step_to(200);                  // ... and never does: the close deadline closes the socket

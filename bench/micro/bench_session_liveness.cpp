@@ -86,7 +86,11 @@ struct one_object {
 
 template <class Wheel>
 idlewheel::session_liveness_options options(std::chrono::nanoseconds idle) {
-    return {.handshake_timeout = 5s, .idle_timeout = idle, .ping_interval = 15s, .pong_timeout = 10s, .jitter = 2s,
+    return {.handshake_timeout = 5s,
+            .idle_timeout = idle,
+            .ping_interval = 15s,
+            .pong_timeout = 10s,
+            .jitter = 2s,
             .close_timeout = 5s};
 }
 
@@ -104,7 +108,9 @@ void memory_case(benchmark::State& st, Make&& make) {
             sessions.back()->start();
         }
         const auto window = bench::alloc_count::stop(w0);
-        const auto per = [n](std::int64_t v) { return benchmark::Counter(static_cast<double>(v) / static_cast<double>(n)); };
+        const auto per = [n](std::int64_t v) {
+            return benchmark::Counter(static_cast<double>(v) / static_cast<double>(n));
+        };
         st.counters["sizeof"] = benchmark::Counter(static_cast<double>(sizeof(Session)));
         st.counters["malloc_bytes_per_session"] = per(window.footprint);
         st.counters["allocs_per_session"] = per(window.blocks);
@@ -113,13 +119,16 @@ void memory_case(benchmark::State& st, Make&& make) {
 }
 
 void memory_three(benchmark::State& st) {
-    memory_case<three_objects<steady_wheel>>(st, [](steady_wheel& w) { return std::make_unique<three_objects<steady_wheel>>(w, 60s); });
+    memory_case<three_objects<steady_wheel>>(
+        st, [](steady_wheel& w) { return std::make_unique<three_objects<steady_wheel>>(w, 60s); });
 }
 
 void memory_one(benchmark::State& st) {
     std::unique_ptr<idlewheel::session_liveness_config> config;
     memory_case<one_object<steady_wheel>>(st, [&config](steady_wheel& w) {
-        if (!config) config = std::make_unique<idlewheel::session_liveness_config>(w, options<steady_wheel>(60s), &ignore_event<steady_wheel>);
+        if (!config)
+            config = std::make_unique<idlewheel::session_liveness_config>(w, options<steady_wheel>(60s),
+                                                                          &ignore_event<steady_wheel>);
         return std::make_unique<one_object<steady_wheel>>(*config);
     });
 }
@@ -206,15 +215,16 @@ void rearm_case(benchmark::State& st, Make&& make) {
 }
 
 void rearm_three(benchmark::State& st) {
-    rearm_case<three_objects<manual_wheel>>(st, [](manual_wheel& w) { return std::make_unique<three_objects<manual_wheel>>(w, 1s); });
+    rearm_case<three_objects<manual_wheel>>(
+        st, [](manual_wheel& w) { return std::make_unique<three_objects<manual_wheel>>(w, 1s); });
 }
 
 void rearm_one(benchmark::State& st) {
     std::unique_ptr<idlewheel::basic_session_liveness_config<manual_wheel>> config;
     rearm_case<one_object<manual_wheel>>(st, [&config](manual_wheel& w) {
         if (!config)
-            config = std::make_unique<idlewheel::basic_session_liveness_config<manual_wheel>>(w, options<manual_wheel>(1s),
-                                                                                              &ignore_event<manual_wheel>);
+            config = std::make_unique<idlewheel::basic_session_liveness_config<manual_wheel>>(
+                w, options<manual_wheel>(1s), &ignore_event<manual_wheel>);
         return std::make_unique<one_object<manual_wheel>>(*config);
     });
 }
@@ -223,7 +233,19 @@ void rearm_one(benchmark::State& st) {
 
 BENCHMARK(memory_three)->Name("memory/three_objects")->Arg(100'000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(memory_one)->Name("memory/session_liveness")->Arg(100'000)->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(rearm_three)->Name("rearm/three_objects")->Arg(100'000)->Arg(1'000'000)->Iterations(600)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(rearm_one)->Name("rearm/session_liveness")->Arg(100'000)->Arg(1'000'000)->Iterations(600)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(rearm_three)
+    ->Name("rearm/three_objects")
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Iterations(600)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(rearm_one)
+    ->Name("rearm/session_liveness")
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Iterations(600)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

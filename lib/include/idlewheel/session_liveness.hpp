@@ -115,11 +115,18 @@ public:
     /// at or above 2^29 units (see the top of this header).
     basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
                                   void* context = nullptr, liveness_stats* stats = nullptr)
-        : entry_table{&session_type::act}, wheel_(&wheel), handler_(handler), context_(context), stats_(stats), options_(options) {
+        : entry_table{&session_type::act},
+          wheel_(&wheel),
+          handler_(handler),
+          context_(context),
+          stats_(stats),
+          options_(options) {
         const duration tick = wheel.tick();
         unit_ = tick.count() % 16 == 0 ? tick / 16 : tick;
-        if (options.ping_interval > std::chrono::nanoseconds::zero() && options.pong_timeout <= std::chrono::nanoseconds::zero())
-            throw std::invalid_argument("idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
+        if (options.ping_interval > std::chrono::nanoseconds::zero() &&
+            options.pong_timeout <= std::chrono::nanoseconds::zero())
+            throw std::invalid_argument(
+                "idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
         handshake_ = units(options.handshake_timeout);
         idle_ = units(options.idle_timeout);
         interval_ = units(options.ping_interval);
@@ -127,7 +134,8 @@ public:
         jitter_ = units(options.jitter);
         close_ = units(options.close_timeout);
         if (interval_ + jitter_ + pong_ >= limit)
-            throw std::invalid_argument("idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
+            throw std::invalid_argument(
+                "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
     }
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;
     basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
@@ -153,8 +161,10 @@ private:
     [[nodiscard]] std::uint32_t units(std::chrono::nanoseconds t) const {
         const auto d = detail::saturating_ceil<duration>(t);
         if (d <= duration::zero()) return 0;
-        const std::uint64_t u = detail::ceil_div(static_cast<std::uint64_t>(d.count()), static_cast<std::uint64_t>(unit_.count()));
-        if (u >= limit) throw std::invalid_argument("idlewheel::session_liveness: a time is too long for the wheel's tick");
+        const std::uint64_t u =
+            detail::ceil_div(static_cast<std::uint64_t>(d.count()), static_cast<std::uint64_t>(unit_.count()));
+        if (u >= limit)
+            throw std::invalid_argument("idlewheel::session_liveness: a time is too long for the wheel's tick");
         return static_cast<std::uint32_t>(u);
     }
 
@@ -253,15 +263,17 @@ public:
 
     /// A flag the transport layer keeps here (one ping in flight): no storage of its own.
     [[nodiscard]] bool ping_in_flight() const noexcept { return (flags_ & ping_flight) != 0; }
-    void set_ping_in_flight(bool on) noexcept { flags_ = static_cast<std::uint8_t>(on ? flags_ | ping_flight : flags_ & ~ping_flight); }
+    void set_ping_in_flight(bool on) noexcept {
+        flags_ = static_cast<std::uint8_t>(on ? flags_ | ping_flight : flags_ & ~ping_flight);
+    }
 
     /// This session's fixed jitter offset, derived from its address.
-    [[nodiscard]] duration jitter_offset() const noexcept { return config().unit_ * static_cast<typename duration::rep>(offset_units()); }
+    [[nodiscard]] duration jitter_offset() const noexcept {
+        return config().unit_ * static_cast<typename duration::rep>(offset_units());
+    }
 
     /// The config, which is also this entry's table (the one pointer serves both).
-    [[nodiscard]] const config_type& config() const noexcept {
-        return static_cast<const config_type&>(*table_);
-    }
+    [[nodiscard]] const config_type& config() const noexcept { return static_cast<const config_type&>(*table_); }
     [[nodiscard]] Wheel& wheel() const noexcept { return *config().wheel_; }
 
 private:
@@ -272,7 +284,8 @@ private:
 
     [[nodiscard]] std::uint64_t ceil_units(duration t) const noexcept {
         if (t <= duration::zero()) return 0;
-        return detail::ceil_div(static_cast<std::uint64_t>(t.count()), static_cast<std::uint64_t>(config().unit_.count()));
+        return detail::ceil_div(static_cast<std::uint64_t>(t.count()),
+                                static_cast<std::uint64_t>(config().unit_.count()));
     }
     [[nodiscard]] std::uint64_t floor_units(duration t) const noexcept {
         if (t <= duration::zero()) return 0;
@@ -281,7 +294,9 @@ private:
     [[nodiscard]] duration at_unit(std::uint64_t u) const noexcept {
         return config().unit_ * static_cast<typename duration::rep>(u);
     }
-    [[nodiscard]] static std::uint32_t time31(std::uint64_t u) noexcept { return static_cast<std::uint32_t>(u) & low31; }
+    [[nodiscard]] static std::uint32_t time31(std::uint64_t u) noexcept {
+        return static_cast<std::uint32_t>(u) & low31;
+    }
     // A 31-bit time (within 2^30 units of `ref`) as a full count of units.
     [[nodiscard]] static std::uint64_t full31(std::uint32_t v, std::uint64_t ref) noexcept {
         const std::uint32_t diff = (v - static_cast<std::uint32_t>(ref)) & low31;
@@ -290,7 +305,8 @@ private:
     // The 32-bit deadline (within 2^31 units of `ref`) as a full count of units.
     [[nodiscard]] static std::uint64_t full32(std::uint32_t v, std::uint64_t ref) noexcept {
         const auto diff = static_cast<std::int32_t>(v - static_cast<std::uint32_t>(ref));
-        return diff >= 0 ? ref + static_cast<std::uint64_t>(diff) : ref - static_cast<std::uint64_t>(-static_cast<std::int64_t>(diff));
+        return diff >= 0 ? ref + static_cast<std::uint64_t>(diff)
+                         : ref - static_cast<std::uint64_t>(-static_cast<std::int64_t>(diff));
     }
 
     [[nodiscard]] std::uint64_t offset_units() const noexcept {
@@ -364,7 +380,9 @@ private:
         switch (phase_) {
             case phase::handshake:
             case phase::closing:
-                return (phase_ == phase::handshake ? config().handshake_ : config().close_) == 0 ? never : full32(deadline_, now_u);
+                return (phase_ == phase::handshake ? config().handshake_ : config().close_) == 0
+                           ? never
+                           : full32(deadline_, now_u);
             case phase::open: {
                 std::uint64_t next = never;
                 if (config().idle_ != 0) next = settle(read_, now, now_u) + config().idle_;
@@ -390,7 +408,7 @@ private:
     }
 
     // Ends the session with a verdict, counts it, and calls the handler last.
-    void conclude(liveness_event e, std::uint64_t liveness_stats::* counter) {
+    void conclude(liveness_event e, std::uint64_t liveness_stats::*counter) {
         verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(e) + 1U);
         phase_ = phase::ended;
         flags_ &= static_cast<std::uint8_t>(~awaiting);
@@ -414,7 +432,8 @@ private:
                 arm(now, due);
                 return;
             }
-            if (phase_ == phase::handshake) return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
+            if (phase_ == phase::handshake)
+                return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
             return conclude(liveness_event::close_timeout, &liveness_stats::operation_timeouts);
         }
         if (phase_ != phase::open) return;

@@ -64,7 +64,9 @@ public:
     /// without a hook (nothing would send the ping).
     stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
                            liveness_stats* stats = nullptr, hook_type hook = nullptr)
-        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats), socket_(socket), hook_(hook) {
+        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats),
+          socket_(socket),
+          hook_(hook) {
         if (options.ping_interval > std::chrono::nanoseconds::zero() && hook == nullptr)
             throw std::invalid_argument("idlewheel::stream_liveness: a ping_interval needs a hook that sends the ping");
         this->set_handler(&dispatch, this);

@@ -45,7 +45,8 @@
 // on the wheel's executor. Beast's websocket timeouts stay off.
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
-#error "idlewheel/beast/websocket_liveness.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+#error \
+    "idlewheel/beast/websocket_liveness.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
 #include <idlewheel/beast.hpp>
@@ -106,8 +107,8 @@ public:
     /// @throws system_error error::too_many_pending or error::stopped.
     void start() {
         Stream& ws = stream();
-        ws.set_option(boost::beast::websocket::stream_base::timeout{boost::beast::websocket::stream_base::none(),
-                                                                    boost::beast::websocket::stream_base::none(), false});
+        ws.set_option(boost::beast::websocket::stream_base::timeout{
+            boost::beast::websocket::stream_base::none(), boost::beast::websocket::stream_base::none(), false});
         ws.control_callback([this](boost::beast::websocket::frame_type frame, boost::beast::string_view) {
             if (frame == boost::beast::websocket::frame_type::close)
                 on_peer_close();
@@ -205,8 +206,9 @@ private:
 
 template <class Session, class Stream>
 void websocket_liveness_config<Session, Stream>::dispatch(void* context, session_liveness& core, liveness_event e) {
-    static_assert(std::is_base_of_v<std::enable_shared_from_this<Session>, Session>,
-                  "idlewheel::beast::websocket_liveness: Session must derive from std::enable_shared_from_this<Session>");
+    static_assert(
+        std::is_base_of_v<std::enable_shared_from_this<Session>, Session>,
+        "idlewheel::beast::websocket_liveness: Session must derive from std::enable_shared_from_this<Session>");
     const auto& self = *static_cast<const websocket_liveness_config*>(context);
     auto& live = static_cast<websocket_liveness<Session, Stream>&>(core);
     live.act(e);
