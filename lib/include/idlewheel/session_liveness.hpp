@@ -5,7 +5,7 @@
 // idlewheel::session_liveness: every timeout of one session in one small object, on one wheel
 // entry. The sans-I/O state machine under idlewheel/beast/websocket_liveness.hpp (WebSocket)
 // and idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone
-// Asio too.
+// Asio too. member_liveness (below) calls a member function of the session that holds it.
 //
 //   stopped --start_handshake()--> handshake --handshake_done()--> open --start_close()--> closing
 //                                      |                            | \--on_peer_close()--/  |
@@ -56,6 +56,7 @@
 #include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/detail/timer_entry.hpp>
 #include <idlewheel/detail/wheel_core.hpp>
 #include <idlewheel/liveness_stats.hpp>
@@ -476,6 +477,54 @@ private:
 
 using session_liveness_config = basic_session_liveness_config<wheel_timer>;
 using session_liveness = basic_session_liveness<wheel_timer>;
+
+template <class Session, class Wheel = wheel_timer>
+class member_liveness;
+
+/// The config of member_liveness: the hook is a member function of the session.
+template <class Session, class Wheel = wheel_timer>
+class member_liveness_config : public basic_session_liveness_config<Wheel> {
+public:
+    using hook_type = void (Session::*)(liveness_event);
+
+    /// @throws std::invalid_argument as basic_session_liveness_config.
+    member_liveness_config(Wheel& wheel, const session_liveness_options& options, hook_type hook,
+                           liveness_stats* stats = nullptr)
+        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats), hook_(hook) {
+        this->set_handler(&dispatch, this);
+    }
+
+private:
+    friend class member_liveness<Session, Wheel>;
+
+    static void dispatch(void* context, basic_session_liveness<Wheel>& core, liveness_event e) {
+        const auto& self = *static_cast<const member_liveness_config*>(context);
+        auto& live = static_cast<member_liveness<Session, Wheel>&>(core);
+        (live.owner().*(self.hook_))(e);  // last: it may end the session
+    }
+
+    hook_type hook_;
+    detail::owner_offset owner_;
+};
+
+/// A session_liveness that tells a member function of the session holding it, `void
+/// Session::hook(liveness_event)`, with no pointer to the session stored (detail/owner_of.hpp):
+/// for a session that drives its own transport (an HTTP session that upgrades, say) and
+/// applies the outcomes itself. beast::websocket_liveness and stream_liveness do that for you.
+template <class Session, class Wheel>
+class member_liveness : public basic_session_liveness<Wheel> {
+public:
+    using config_type = member_liveness_config<Session, Wheel>;
+
+    member_liveness(const config_type& config, Session& owner) noexcept : basic_session_liveness<Wheel>(config) {
+        config.owner_.learn(owner, *this);
+    }
+
+    /// The session that holds this object.
+    [[nodiscard]] Session& owner() noexcept {
+        return static_cast<const config_type&>(this->config()).owner_.template owner<Session>(*this);
+    }
+};
 
 }  // namespace idlewheel
 
