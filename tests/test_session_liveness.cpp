@@ -8,6 +8,7 @@
 // test_beast_liveness.
 
 #include "support/liveness_scene.hpp"
+#include "support/net.hpp"
 
 #include <idlewheel/manual_clock.hpp>
 #include <idlewheel/stream_liveness.hpp>
@@ -17,8 +18,6 @@
 #define BOOST_TEST_MODULE session_liveness
 #include <boost/test/unit_test.hpp>
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
 
 #include <array>
 #include <chrono>
@@ -428,7 +427,6 @@ BOOST_AUTO_TEST_CASE(compact_marks_expand_to_their_epoch) {
 
 namespace {
 
-namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 struct line_session;
