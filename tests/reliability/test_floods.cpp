@@ -146,7 +146,12 @@ BOOST_AUTO_TEST_CASE(flood_past_max_connections_is_refused_counted_and_cheap) {
     for (std::size_t i = 0; i < 10; ++i) conns[i].close();
     const auto s = stats_when(srv, [&](const stats_doc& d) { return d.integer("open.tcp") == static_cast<std::int64_t>(limit - 10); }, 5s);
     BOOST_TEST(s.integer("open.tcp") == static_cast<std::int64_t>(limit - 10));
-    BOOST_TEST(s.integer("refused") - before.integer("refused") == static_cast<std::int64_t>(flood - limit + late));
+    // Every flood and late connection was refused; a /stats poll of stats_when() that came while
+    // the ten closes were still being processed was refused too (rightly: the server was full),
+    // so a few more may be counted.
+    const auto refused_total = s.integer("refused") - before.integer("refused");
+    BOOST_TEST(refused_total >= static_cast<std::int64_t>(flood - limit + late));
+    BOOST_TEST(refused_total <= static_cast<std::int64_t>(flood - limit + late + 5));
     BOOST_TEST(s.integer("accept_errors") == 0);
     RELIABILITY_EXPECT_SERVING(srv, "with 10 slots free again");
 
