@@ -92,7 +92,7 @@ protected:
     // Staging (wheel_options::clock_read::per_tick). Schedules `e` to fire `delay` (in the
     // wheel clock's units) after the time the next wake-up reads, without reading the clock
     // now: the entry is appended to a list, and the driver is asked for a wake-up at the next
-    // tick boundary (once, when the list becomes non-empty). That wake-up reads the clock once
+    // tick boundary (ask_next_tick(): once per tick). That wake-up reads the clock once
     // and puts every staged entry in the wheel at that time + its delay
     // (flush_staged()): never earlier than `delay` after this call, since the reading comes
     // after it, and at most the time to that wake-up later. An entry scheduled and cancelled
