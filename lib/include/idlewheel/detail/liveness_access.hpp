@@ -31,7 +31,7 @@ struct liveness_access {
 
     /// The same as a compact (32-bit) mark (activity_epochs::compact_mark).
     [[nodiscard]] static std::uint32_t compact_activity_mark(Wheel& w) noexcept {
-        if (w.epochs_.touch()) w.wake_next_tick();
+        if (w.epochs_.touch()) w.ask_next_tick();
         return w.epochs_.compact_mark();
     }
 

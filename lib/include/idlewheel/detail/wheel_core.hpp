@@ -44,7 +44,7 @@ public:
         ++counters_.cancelled;
         // A wake-up asked for the next tick (staging, an activity epoch) is kept: entries that
         // are scheduled and cancelled within a tick then cost no Asio timer operation at all.
-        if (pending() == 0 && !next_tick_asked_) became_empty();
+        if (!next_tick_asked_ && pending() == 0) became_empty();
         return true;
     }
 
@@ -198,19 +198,16 @@ private:
     // The checks and the bookkeeping of putting `e` anywhere (wheel or staging list): refuses
     // if stopped or full, takes it out of where it was (this wheel or another), counts it.
     bool admit(timer_entry& e, std::size_t max_pending) noexcept {
-        const bool moving = e.linked() && e.core() == this;
-        if (stopped_ || (!moving && max_pending != 0 && pending() >= max_pending)) {
+        wheel_core* const from = e.linked() ? e.core() : nullptr;
+        if (stopped_ || (from != this && max_pending != 0 && pending() >= max_pending)) {
             ++counters_.rejected;
             return false;
         }
-        if (e.linked()) {
-            // Rescheduling a pending entry, possibly from another wheel.
-            if (e.core() == this) {
-                detach(e);
-                ++counters_.rescheduled;
-            } else {
-                e.core()->cancel(e);
-            }
+        if (from == this) {  // rescheduling a pending entry of this wheel
+            detach(e);
+            ++counters_.rescheduled;
+        } else if (from != nullptr) {  // of another wheel
+            from->cancel(e);
         }
         e.set_owner(&wheel_);
         ++counters_.scheduled;

@@ -275,9 +275,10 @@ auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept 
 
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
-    // The last entry was cancelled. An activity epoch touched in this tick still waits to be
-    // closed at the next one: keep that wake-up (later touches of it do not ask again).
-    if (!epochs_.open()) disarm();
+    // The last entry was cancelled, and no wake-up is asked for the next tick (wheel_core
+    // calls this only then; an activity epoch touched in this tick always asked for one).
+    assert(!epochs_.open());
+    disarm();
 }
 
 template <class Clock, class Executor>
