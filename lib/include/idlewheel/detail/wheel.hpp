@@ -141,15 +141,19 @@ public:
         while (const auto e = next_expiration()) {
             if (e->start > to) break;
             now_ = e->start;
-            hook_list batch;
-            const std::size_t n = take_slot(e->level, e->slot, batch);
             if (e->level == 0) {
-                expired.splice_back(batch);
-                handed_out += n;
+                handed_out += take_slot(e->slot, expired);
             } else {
                 // Cascade: every node of the slot moves to a lower level relative to the
-                // slot's first tick (or to level 0's current slot if due right now).
-                while (list_hook* h = batch.pop_front()) link(static_cast<wheel_node&>(*h));
+                // slot's first tick (or to level 0's current slot if due right now). The
+                // nodes stay in_wheel() all along: one pass over them.
+                hook_list batch;
+                batch.splice_back(slots_[index(e->level, e->slot)]);
+                occupied_[e->level] &= ~(std::uint64_t{1} << e->slot);
+                while (list_hook* h = batch.pop_front()) {
+                    --size_;
+                    link(static_cast<wheel_node&>(*h));
+                }
             }
         }
         now_ = to;
@@ -211,16 +215,15 @@ private:
         if (slots_[i].empty()) occupied_[i / slots_per_level] &= ~(std::uint64_t{1} << (i % slots_per_level));
     }
 
-    // Empties one slot into `out`; its nodes no longer belong to the wheel.
-    std::size_t take_slot(unsigned level, unsigned slot, hook_list& out) noexcept {
-        const unsigned i = index(level, slot);
-        out.splice_back(slots_[i]);
-        occupied_[level] &= ~(std::uint64_t{1} << slot);
+    // Appends level 0's slot `slot` to `out`; its nodes no longer belong to the wheel.
+    std::size_t take_slot(unsigned slot, hook_list& out) noexcept {
         std::size_t n = 0;
-        out.for_each([&n](list_hook& h) {
+        slots_[slot].for_each([&n](list_hook& h) {
             static_cast<wheel_node&>(h).in_wheel_ = false;
             ++n;
         });
+        out.splice_back(slots_[slot]);
+        occupied_[0] &= ~(std::uint64_t{1} << slot);
         size_ -= n;
         return n;
     }
