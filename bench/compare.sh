@@ -23,16 +23,10 @@
 set -eu
 command_line="$0 $*"
 
-# With autogroup scheduling, niceness only counts inside a session: --nice starts a new session
-# (a new autogroup) and sets the group's niceness as well as each process's.
-for arg in "$@"; do
-    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_COMPARE_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
-        IDLEWHEEL_COMPARE_SESSION=1 exec setsid -w "$0" "$@"
-    fi
-done
-
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/server_control.sh"
+own_session_if_nice "$0" "$@"
 build=$root/build/loadgen
 out=
 connections=19000
@@ -71,7 +65,6 @@ done
 [ -n "$out" ] || out=$build/compare
 mkdir -p "$out"
 
-. "$here/server_control.sh"
 find_programs "$build"
 require_server_support "none:"
 

@@ -17,14 +17,10 @@
 # Exit status: 0 when every run passed loadgen's checks (no client closed, no errors), 1 otherwise.
 set -eu
 command_line="$0 $*"
-# --nice: a session of its own (a new scheduler autogroup), so the niceness counts.
-for arg in "$@"; do
-    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
-        IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "$@"
-    fi
-done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/server_control.sh"
+own_session_if_nice "$0" "$@"
 build=$root/build/loadgen
 out=
 connection_counts="1000 19000"
@@ -50,7 +46,6 @@ done
 [ -n "$out" ] || out=$build/saturation
 mkdir -p "$out"
 rm -f "$out"/sat-*.json
-. "$here/server_control.sh"
 find_programs "$build"
 require_server_support "none:"
 if [ -n "$niceness" ]; then set_niceness "$niceness"; fi

@@ -23,14 +23,10 @@
 # Exit status: 0 when every loadgen passed its checks and every connection was up, 1 otherwise.
 set -eu
 command_line="$0 $*"
-# --nice: a session of its own (a new scheduler autogroup), so the niceness counts.
-for arg in "$@"; do
-    if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
-        IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "$@"
-    fi
-done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/server_control.sh"
+own_session_if_nice "$0" "$@"
 build=$root/build/loadgen
 out=
 connections=100000
@@ -63,7 +59,6 @@ done
 [ -n "$out" ] || out=$build/scale
 mkdir -p "$out"
 rm -f "$out"/loadgen-*.json "$out"/monitor.json
-. "$here/server_control.sh"
 find_programs "$build"
 require_server_support --reuse-port
 if [ -n "$niceness" ]; then set_niceness "$niceness"; fi

@@ -1,6 +1,19 @@
 # Shell functions shared by compare.sh, saturation.sh and scale.sh (sourced, POSIX sh):
-# building the two programs, starting demo_server and waiting for its "listening" line,
-# stopping servers with SIGTERM.
+# running in a session of one's own for --nice, building the two programs, starting
+# demo_server and waiting for its "listening" line, stopping servers with SIGTERM.
+
+# own_session_if_nice "$0" "$@": with --nice among the arguments, re-executes the script in a
+# session of its own (setsid: a new scheduler autogroup), so that its niceness counts (with
+# autogroup scheduling niceness only counts within a session). Returns in the new session.
+own_session_if_nice() {
+    script=$1
+    shift
+    for arg in "$@"; do
+        if [ "$arg" = --nice ] && [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+            IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$script" "$@"
+        fi
+    done
+}
 
 # find_programs BUILD_DIR: sets $demo and $loadgen. Uses $IDLEWHEEL_DEMO_SERVER and
 # $IDLEWHEEL_LOADGEN when both are set (the test suite passes its own binaries, nothing is
@@ -57,7 +70,7 @@ servers=
 
 # set_niceness N: this script and everything it starts run at niceness N, in a scheduler
 # autogroup of their own (with autogroup scheduling niceness only counts within a session, so
-# the script must have been started by setsid: see own_session below). Needs root for N < 0.
+# the script must have been started by setsid: see own_session_if_nice above). Needs root for N < 0.
 set_niceness() {
     renice -n "$1" -p $$ >/dev/null || echo "$(basename "$0"): could not renice" >&2
     if [ -w /proc/self/autogroup ]; then

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include "tools/common/command_line.hpp"
 #include "tools/common/duration_option.hpp"
 
 #include <boost/program_options.hpp>
@@ -85,20 +86,9 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("reuse-port", po::bool_switch(&c.reuse_port), "SO_REUSEPORT on both listeners: several server processes (each started with it) share the ports, the kernel spreads connections")
         ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
     // clang-format on
-    po::variables_map vm;
-    try {
-        po::store(po::parse_command_line(argc, argv, desc), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        err << "demo_server: " << e.what() << "\n(see --help)\n";
-        exit_code = 2;
-        return std::nullopt;
-    }
-    if (vm.count("help") != 0U) {
-        out << desc << "\n";
-        exit_code = 0;
-        return std::nullopt;
-    }
+    const auto options = tools::parse_options(argc, argv, desc, "demo_server", out, err, exit_code);
+    if (!options) return std::nullopt;
+    const po::variables_map& vm = *options;
     const auto get = [&vm](const char* name, std::chrono::nanoseconds& into) {
         if (vm.count(name) != 0U) into = vm[name].as<duration_arg>().value;
     };

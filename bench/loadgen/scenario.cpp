@@ -1,5 +1,6 @@
 #include "scenario.hpp"
 
+#include "tools/common/command_line.hpp"
 #include "tools/common/duration_option.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -130,20 +131,9 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("no-progress", "no live progress line on stderr")
         ("combine", po::value(&cmd.inputs)->multitoken(), "combine result files (wheel first, then asio) into ratios, JSON and SVG");
     // clang-format on
-    po::variables_map vm;
-    try {
-        po::store(po::parse_command_line(argc, argv, desc), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        err << "loadgen: " << e.what() << "\n(see --help)\n";
-        exit_code = 2;
-        return std::nullopt;
-    }
-    if (vm.count("help") != 0U) {
-        out << desc << "\n";
-        exit_code = 0;
-        return std::nullopt;
-    }
+    const auto options = tools::parse_options(argc, argv, desc, "loadgen", out, err, exit_code);
+    if (!options) return std::nullopt;
+    const po::variables_map& vm = *options;
     const auto fail = [&](const std::string& problem) -> std::optional<command> {
         err << "loadgen: " << problem << "\n(see --help)\n";
         exit_code = 2;

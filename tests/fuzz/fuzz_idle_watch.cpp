@@ -70,14 +70,6 @@ using watch_type = idlewheel::basic_idle_watch<wheel_type>;
 
 constexpr ns never = ns::min();
 
-bool trace_enabled() {
-    static const bool enabled = [] {
-        const char* v = std::getenv("IDLEWHEEL_FUZZ_TRACE");
-        return v != nullptr && *v != '\0' && *v != '0';
-    }();
-    return enabled;
-}
-
 std::string show(ns t) {
     if (t == never) return "never";
     return std::to_string(t.count()) + " ns";

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 namespace idlewheel::fuzz {
 
@@ -41,6 +42,15 @@ private:
     std::size_t position_ = 0;
     bool exhausted_ = false;
 };
+
+/// True if IDLEWHEEL_FUZZ_TRACE is set (and not "0"): a harness then prints every step.
+inline bool trace_enabled() {
+    static const bool enabled = [] {
+        const char* v = std::getenv("IDLEWHEEL_FUZZ_TRACE");
+        return v != nullptr && *v != '\0' && *v != '0';
+    }();
+    return enabled;
+}
 
 }  // namespace idlewheel::fuzz
 

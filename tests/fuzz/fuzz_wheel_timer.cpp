@@ -89,14 +89,6 @@ constexpr i128 ns_max = std::numeric_limits<std::int64_t>::max();
 constexpr i128 ns_min = std::numeric_limits<std::int64_t>::min();
 constexpr i128 never = ns_max * 4;  // a time the clock never reaches
 
-bool trace_enabled() {
-    static const bool enabled = [] {
-        const char* v = std::getenv("IDLEWHEEL_FUZZ_TRACE");
-        return v != nullptr && *v != '\0' && *v != '0';
-    }();
-    return enabled;
-}
-
 std::string show(i128 v) {
     if (v >= never) return "never";
     if (v == 0) return "0";

@@ -112,10 +112,15 @@ inline void fail(beast::error_code ec, const char* what) {
     std::cerr << "ws_echo: " << what << ": " << ec.message() << "\n";
 }
 
-class server {
+/// What both echo servers (this one and ws_echo_server_live.hpp's) share: the wheel, the
+/// listener on 127.0.0.1, the accept loop (backing off on the wheel after an error), stop()
+/// and the counters. `Derived` names its session class `session`, with a constructor
+/// (Derived&, tcp::socket&&), run() and shut_down(); sessions register in `sessions_`.
+template <class Derived>
+class server_base {
 public:
     /// Binds 127.0.0.1 on a free port and listens. Call run() to start accepting.
-    server(net::io_context& ioc, const server_options& options)
+    server_base(net::io_context& ioc, const server_options& options)
         : options_(options), wheel_(ioc, {.tick = options.tick}), acceptor_(ioc) {
         const tcp::endpoint endpoint{net::ip::address_v4::loopback(), 0};
         acceptor_.open(endpoint.protocol());
@@ -124,8 +129,8 @@ public:
         acceptor_.listen(net::socket_base::max_listen_connections);
         port_ = acceptor_.local_endpoint().port();
     }
-    server(const server&) = delete;
-    server& operator=(const server&) = delete;
+    server_base(const server_base&) = delete;
+    server_base& operator=(const server_base&) = delete;
 
     /// Starts accepting. Before the io_context runs, or on its thread.
     void run() { do_accept(); }
@@ -133,7 +138,12 @@ public:
     /// On the io_context's thread: stops accepting and drops every session. Once their
     /// pending operations have completed (at once, with operation_aborted) nothing is left:
     /// io_context::run() returns.
-    void stop();
+    void stop() {
+        beast::error_code ignored;
+        acceptor_.close(ignored);
+        // Sessions leave the set only when their handlers are done.
+        for (void* s : sessions_) static_cast<typename Derived::session*>(s)->shut_down();
+    }
 
     /// The port run() accepts on; fixed at construction, so any thread may read it.
     [[nodiscard]] unsigned short port() const noexcept { return port_; }
@@ -141,21 +151,45 @@ public:
     [[nodiscard]] const idlewheel::wheel_timer& wheel() const noexcept { return wheel_; }
     [[nodiscard]] const idlewheel::liveness_stats& liveness() const noexcept { return live_; }
 
-private:
-    class session;
-
-    void do_accept() {
-        acceptor_.async_accept(beast::bind_front_handler(&server::on_accept, this));
-    }
-    void on_accept(beast::error_code ec, tcp::socket socket);
+protected:
+    ~server_base() = default;
 
     server_options options_;
-    idlewheel::wheel_timer wheel_;  // one for every session of this io_context
-    idlewheel::liveness_stats live_;  // what every session's liveness objects decided
+    idlewheel::wheel_timer wheel_;    // one for every session of this io_context
+    idlewheel::liveness_stats live_;  // what every session's liveness decided
+    server_counters counters_;
+    std::unordered_set<void*> sessions_;  // the live ones (Derived::session*), for stop()
+
+private:
+    void do_accept() { acceptor_.async_accept(beast::bind_front_handler(&server_base::on_accept, this)); }
+
+    void on_accept(beast::error_code ec, tcp::socket socket) {
+        if (!acceptor_.is_open()) return;  // stopped (this accept may have completed just before)
+        if (ec) {
+            fail(ec, "accept");
+            // Out of descriptors (or the like): retrying at once would spin. The wheel is
+            // right here, so back off on it.
+            wheel_.async_wait(50ms, [this](idlewheel::error_code wait_ec) {
+                if (wait_ec != net::error::operation_aborted && acceptor_.is_open()) do_accept();
+            });
+            return;
+        }
+        ++counters_.accepted;
+        std::make_shared<typename Derived::session>(static_cast<Derived&>(*this), std::move(socket))->run();
+        do_accept();
+    }
+
     tcp::acceptor acceptor_;
     unsigned short port_ = 0;
-    server_counters counters_;
-    std::unordered_set<session*> sessions_;  // the live ones, for stop()
+};
+
+class server : public server_base<server> {
+public:
+    using server_base::server_base;
+
+private:
+    friend class server_base<server>;
+    class session;
 };
 
 class server::session : public std::enable_shared_from_this<session> {
@@ -337,28 +371,6 @@ private:
     bool ping_in_flight_ = false;
     bool closing_ = false;
 };
-
-inline void server::on_accept(beast::error_code ec, tcp::socket socket) {
-    if (!acceptor_.is_open()) return;  // stopped (this accept may have completed just before)
-    if (ec) {
-        fail(ec, "accept");
-        // Out of descriptors (or the like): retrying at once would spin. The wheel is right
-        // here, so back off on it.
-        wheel_.async_wait(50ms, [this](idlewheel::error_code wait_ec) {
-            if (wait_ec != net::error::operation_aborted && acceptor_.is_open()) do_accept();
-        });
-        return;
-    }
-    ++counters_.accepted;
-    std::make_shared<session>(*this, std::move(socket))->run();
-    do_accept();
-}
-
-inline void server::stop() {
-    beast::error_code ignored;
-    acceptor_.close(ignored);
-    for (session* s : sessions_) s->shut_down();  // sessions leave the set only when their handlers are done
-}
 
 }  // namespace ws_echo
 

@@ -30,37 +30,18 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using steady_clock = std::chrono::steady_clock;
 
-class server {
+class server : public ws_echo::server_base<server> {
 public:
     /// This server counts every idle close as reader idle (see the top of this file).
     static constexpr bool distinguishes_idle_kinds = false;
 
     server(net::io_context& ioc, const server_options& options);
-    server(const server&) = delete;
-    server& operator=(const server&) = delete;
-
-    void run() { do_accept(); }
-    void stop();
-
-    [[nodiscard]] unsigned short port() const noexcept { return port_; }
-    [[nodiscard]] const server_counters& counters() const noexcept { return counters_; }
-    [[nodiscard]] const idlewheel::wheel_timer& wheel() const noexcept { return wheel_; }
-    [[nodiscard]] const idlewheel::liveness_stats& liveness() const noexcept { return live_; }
 
 private:
+    friend class ws_echo::server_base<server>;
     class session;
 
-    void do_accept() { acceptor_.async_accept(beast::bind_front_handler(&server::on_accept, this)); }
-    void on_accept(beast::error_code ec, tcp::socket socket);
-
-    server_options options_;
-    idlewheel::wheel_timer wheel_;
-    idlewheel::liveness_stats live_;
     idlewheel::beast::websocket_liveness_config<session> config_;  // shared by every session
-    tcp::acceptor acceptor_;
-    unsigned short port_ = 0;
-    server_counters counters_;
-    std::unordered_set<session*> sessions_;
 };
 
 class server::session : public std::enable_shared_from_this<session> {
@@ -171,37 +152,8 @@ inline idlewheel::session_liveness_options liveness_options_for(const server_opt
 }
 
 inline server::server(net::io_context& ioc, const server_options& options)
-    : options_(options),
-      wheel_(ioc, {.tick = options.tick}),
-      config_(wheel_, &session::ws_, liveness_options_for(options), &live_, &session::on_liveness),
-      acceptor_(ioc) {
-    const tcp::endpoint endpoint{net::ip::address_v4::loopback(), 0};
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(net::socket_base::reuse_address(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen(net::socket_base::max_listen_connections);
-    port_ = acceptor_.local_endpoint().port();
-}
-
-inline void server::on_accept(beast::error_code ec, tcp::socket socket) {
-    if (!acceptor_.is_open()) return;
-    if (ec) {
-        fail(ec, "accept");
-        wheel_.async_wait(std::chrono::milliseconds(50), [this](boost::system::error_code wait_ec) {
-            if (wait_ec != net::error::operation_aborted && acceptor_.is_open()) do_accept();
-        });
-        return;
-    }
-    ++counters_.accepted;
-    std::make_shared<session>(*this, std::move(socket))->run();
-    do_accept();
-}
-
-inline void server::stop() {
-    beast::error_code ignored;
-    acceptor_.close(ignored);
-    for (session* s : sessions_) s->shut_down();
-}
+    : server_base(ioc, options),
+      config_(wheel_, &session::ws_, liveness_options_for(options), &live_, &session::on_liveness) {}
 
 }  // namespace ws_echo_live
 

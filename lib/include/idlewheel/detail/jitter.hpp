@@ -9,15 +9,22 @@
 
 namespace idlewheel::detail {
 
-[[nodiscard]] constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+inline constexpr std::uint64_t splitmix64_gamma = 0x9e3779b97f4a7c15ULL;
+
+/// splitmix64's output function (Steele, Lea, Flood): the output for a state `z`.
+[[nodiscard]] constexpr std::uint64_t splitmix64_mix(std::uint64_t z) noexcept {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
 
+/// Advances `state` and returns the next output.
+[[nodiscard]] constexpr std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+    return splitmix64_mix(state += splitmix64_gamma);
+}
+
 [[nodiscard]] inline std::uint64_t next_jitter_bits() noexcept {
-    thread_local std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+    thread_local std::uint64_t state = splitmix64_gamma;
     return splitmix64(state);
 }
 
