@@ -26,7 +26,8 @@
 //    idle_watch as writes (on_write()): all-idle would then never fire (Netty's trap too).
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
-#error "idlewheel/beast.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+#error \
+    "idlewheel/beast.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
 #include <idlewheel/heartbeat.hpp>
@@ -57,11 +58,14 @@ void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& 
 
 /// The same, then calls `next(kind, payload)` for every control frame, for an application that
 /// wants to see them too. `next` is stored in the stream's type-erased callback.
+// clang-format off
 template <class NextLayer, bool Deflate, class Wheel, class Next>
     requires std::is_invocable_v<Next&, boost::beast::websocket::frame_type, boost::beast::string_view>
-void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& ws, basic_heartbeat<Wheel>& hb, Next next) {
+// clang-format on
+void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& ws, basic_heartbeat<Wheel>& hb,
+                           Next next) {
     ws.control_callback([&hb, next = std::move(next)](boost::beast::websocket::frame_type kind,
-                                                       boost::beast::string_view payload) mutable {
+                                                      boost::beast::string_view payload) mutable {
         hb.on_inbound();
         next(kind, payload);
     });

@@ -60,14 +60,10 @@ public:
     return category;
 }
 
-[[nodiscard]] inline error_code make_error_code(error e) noexcept {
-    return {static_cast<int>(e), error_category()};
-}
+[[nodiscard]] inline error_code make_error_code(error e) noexcept { return {static_cast<int>(e), error_category()}; }
 
 namespace detail {
-[[noreturn]] inline void throw_error(error e, const char* what) {
-    throw system_error(make_error_code(e), what);
-}
+[[noreturn]] inline void throw_error(error e, const char* what) { throw system_error(make_error_code(e), what); }
 }  // namespace detail
 
 }  // namespace idlewheel

@@ -69,7 +69,6 @@ template <auto Member, class T>
     return {[](void* p, heartbeat_event e) { (static_cast<T*>(p)->*Member)(e); }, self};
 }
 
-
 template <class Wheel>
 class basic_heartbeat {
 public:
@@ -102,7 +101,9 @@ public:
         const duration now = access::elapsed_now(*wheel_);
         heard_ = now.count();
         const auto spread = static_cast<std::uint64_t>(jitter_.count());
-        offset_ = spread == 0 ? duration::zero() : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
+        offset_ = spread == 0
+                      ? duration::zero()
+                      : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
         try {
             access::schedule_check(*wheel_, node_, after(now, interval_, offset_), now, /*rearm=*/was_running);
         } catch (...) {

@@ -222,9 +222,12 @@ private:
 
     void count(unsigned kind) noexcept {
         if (stats_ == nullptr) return;
-        if (kind == 0) ++stats_->reader_idle;
-        else if (kind == 1) ++stats_->writer_idle;
-        else ++stats_->all_idle;
+        if (kind == 0)
+            ++stats_->reader_idle;
+        else if (kind == 1)
+            ++stats_->writer_idle;
+        else
+            ++stats_->all_idle;
     }
 
     // The wheel entry came due: report every kind that has been quiet for its full time.
@@ -242,8 +245,8 @@ private:
             last_report_[k] = now;
             count(k);
             handler_.function(handler_.context, static_cast<idle_kind>(k), first);
-            if (guard.destroyed()) return;          // the handler closed the session
-            if (generation != generation_) break;   // it stopped or restarted the watch
+            if (guard.destroyed()) return;         // the handler closed the session
+            if (generation != generation_) break;  // it stopped or restarted the watch
         }
         if (!running_ || generation != generation_) return;
         // Re-arming our own entry never counts against max_pending; only a stopped wheel

@@ -13,13 +13,13 @@
 namespace idlewheel {
 
 struct liveness_stats {
-    std::uint64_t reader_idle = 0;        ///< idle_watch reader-idle reports
-    std::uint64_t writer_idle = 0;        ///< idle_watch writer-idle reports
-    std::uint64_t all_idle = 0;           ///< idle_watch all-idle reports
-    std::uint64_t pings_sent = 0;         ///< heartbeat pings asked for
-    std::uint64_t dead_peers = 0;         ///< heartbeat peers declared dead (no answer in time)
-    std::uint64_t handshake_timeouts = 0; ///< deadlines expired with error::handshake_timeout
-    std::uint64_t operation_timeouts = 0; ///< other deadline expiries
+    std::uint64_t reader_idle = 0;         ///< idle_watch reader-idle reports
+    std::uint64_t writer_idle = 0;         ///< idle_watch writer-idle reports
+    std::uint64_t all_idle = 0;            ///< idle_watch all-idle reports
+    std::uint64_t pings_sent = 0;          ///< heartbeat pings asked for
+    std::uint64_t dead_peers = 0;          ///< heartbeat peers declared dead (no answer in time)
+    std::uint64_t handshake_timeouts = 0;  ///< deadlines expired with error::handshake_timeout
+    std::uint64_t operation_timeouts = 0;  ///< other deadline expiries
 };
 
 }  // namespace idlewheel

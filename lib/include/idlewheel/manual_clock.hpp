@@ -35,7 +35,9 @@ public:
     using time_point = std::chrono::time_point<manual_clock>;
     static constexpr bool is_steady = true;
 
-    [[nodiscard]] static time_point now() noexcept { return time_point(duration(ticks().load(std::memory_order_acquire))); }
+    [[nodiscard]] static time_point now() noexcept {
+        return time_point(duration(ticks().load(std::memory_order_acquire)));
+    }
 
     /// Moves the time forward by `d` (>= 0).
     static void advance(duration d) noexcept { ticks().fetch_add(d.count(), std::memory_order_acq_rel); }

@@ -77,14 +77,13 @@ public:
     /// True once the deadline passed (its callback has run), until the next expires_after().
     [[nodiscard]] bool expired() const noexcept { return expired_; }
     /// make_error_code(cause) if expired(), else success: what the operation's failure means.
-    [[nodiscard]] error_code reason() const noexcept {
-        return expired_ ? make_error_code(cause_) : error_code{};
-    }
+    [[nodiscard]] error_code reason() const noexcept { return expired_ ? make_error_code(cause_) : error_code{}; }
 
 private:
     void fire() {
         expired_ = true;
-        if (stats_ != nullptr) ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts : stats_->operation_timeouts);
+        if (stats_ != nullptr)
+            ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts : stats_->operation_timeouts);
         on_expire_.function(on_expire_.context);
     }
 

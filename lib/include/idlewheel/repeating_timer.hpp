@@ -226,7 +226,7 @@ private:
     std::uint64_t runs_ = 0;
     std::uint64_t missed_ = 0;
     std::uint64_t missed_total_ = 0;
-    bool* destroyed_ = nullptr;  // set while the callback runs (folly's DestructorCheck)
+    bool* destroyed_ = nullptr;                     // set while the callback runs (folly's DestructorCheck)
     std::shared_ptr<basic_repeating_timer*> life_;  // run_once_now() handlers hold a weak_ptr to it
     timer_node node_{call_member<&basic_repeating_timer::fire>(this)};
 };

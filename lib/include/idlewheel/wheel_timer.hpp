@@ -126,18 +126,20 @@ struct wheel_stats {
     std::uint64_t stopped = 0;      ///< dropped unrun by stop() or by the wheel's destruction
     std::uint64_t rejected = 0;     ///< refused: max_pending reached, or stopped
     std::uint64_t wakeups = 0;      ///< times the wheel ran: its Asio timer completed, or its posted continuation
-    std::uint64_t idle_wakeups = 0; ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, giving staged entries their deadlines, or everything cancelled)
+    std::uint64_t idle_wakeups =
+        0;  ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, giving staged entries their deadlines, or everything cancelled)
     std::uint64_t ticks_advanced = 0;
-    std::chrono::nanoseconds worst_lateness{0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
+    std::chrono::nanoseconds worst_lateness{
+        0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
 
     /// Expiry lateness histogram (wake-up time - start of the deadline tick, per callback run
     /// because due): lateness_count[i] counts lateness in (lateness_bounds[i-1],
     /// lateness_bounds[i]], the last element lateness above every bound. Fixed buckets,
     /// counted without allocating; cumulate them for a Prometheus histogram.
     static constexpr std::array<std::chrono::microseconds, 12> lateness_bounds{
-        std::chrono::microseconds(100),   std::chrono::microseconds(250),    std::chrono::microseconds(500),
-        std::chrono::microseconds(1000),  std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
-        std::chrono::microseconds(10000), std::chrono::microseconds(25000),  std::chrono::microseconds(50000),
+        std::chrono::microseconds(100),    std::chrono::microseconds(250),    std::chrono::microseconds(500),
+        std::chrono::microseconds(1000),   std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
+        std::chrono::microseconds(10000),  std::chrono::microseconds(25000),  std::chrono::microseconds(50000),
         std::chrono::microseconds(100000), std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
     std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};
     std::chrono::nanoseconds lateness_sum{0};  ///< sum of the lateness of every callback counted above
@@ -163,8 +165,10 @@ public:
     explicit basic_wheel_timer(const executor_type& ex, const wheel_options& options = {});
 
     /// Binds the wheel to `ctx.get_executor()`.
+    // clang-format off
     template <class ExecutionContext>
         requires std::is_convertible_v<ExecutionContext&, net::execution_context&>
+    // clang-format on
     explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
         : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
 
@@ -181,9 +185,11 @@ public:
     /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
     /// when the timeout is cancelled.
     /// @throws system_error error::too_many_pending, error::stopped.
+    // clang-format off
     template <class Rep, class Period, class F>
         requires std::is_invocable_v<std::decay_t<F>&>
-    timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
+        // clang-format on
+        timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.
@@ -305,8 +311,8 @@ private:
     time_point origin_;
     std::size_t max_pending_;
     std::size_t max_run_per_wakeup_;
-    bool per_tick_;  // wheel_options::clock == clock_read::per_tick
-    mutable asio_timer timer_;  // mutable: Asio 1.81's get_executor() is not const
+    bool per_tick_;                             // wheel_options::clock == clock_read::per_tick
+    mutable asio_timer timer_;                  // mutable: Asio 1.81's get_executor() is not const
     std::shared_ptr<basic_wheel_timer*> life_;  // handlers hold a weak_ptr to it
     bool armed_ = false;
     bool continuation_posted_ = false;
@@ -319,7 +325,7 @@ private:
     std::chrono::nanoseconds lateness_sum_{0};
     duration wake_elapsed_{};
     duration last_wake_ = duration::min() / 2;  // the previous wake-up's time (see on_wake)
-    detail::activity_epochs epochs_;  // closed at wake-ups; used by the liveness layer only
+    detail::activity_epochs epochs_;            // closed at wake-ups; used by the liveness layer only
 };
 
 /// The wheel timer on std::chrono::steady_clock.

@@ -89,7 +89,9 @@ public:
     }
 
     /// True if the 32-bit value is a compact mark.
-    [[nodiscard]] static constexpr bool is_compact_mark(std::uint32_t v) noexcept { return (v & compact_mark_bit) != 0; }
+    [[nodiscard]] static constexpr bool is_compact_mark(std::uint32_t v) noexcept {
+        return (v & compact_mark_bit) != 0;
+    }
 
     /// A compact mark as a full mark (what resolve() and settled() take).
     [[nodiscard]] std::int64_t expand(std::uint32_t compact) const noexcept {
@@ -99,7 +101,9 @@ public:
     }
 
     /// True if the full mark `v` belongs to an epoch already closed (it resolves to a fixed time).
-    [[nodiscard]] bool closed(std::int64_t v) const noexcept { return v < 0 && static_cast<std::uint64_t>(-v) < epoch_; }
+    [[nodiscard]] bool closed(std::int64_t v) const noexcept {
+        return v < 0 && static_cast<std::uint64_t>(-v) < epoch_;
+    }
 
 private:
     std::uint64_t epoch_ = 1;  // the open epoch; 0 is never used, so no mark is 0

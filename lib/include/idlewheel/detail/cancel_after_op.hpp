@@ -25,10 +25,10 @@
 // in place and leaves the freeing to the frame.
 
 #include <idlewheel/detail/asio.hpp>
-#include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/entry_access.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/timer_entry.hpp>
+#include <idlewheel/detail/wheel_core.hpp>
 #include <idlewheel/error.hpp>
 
 #include <chrono>

@@ -44,9 +44,9 @@ template <class To, class Rep, class Period>
             __extension__ typedef unsigned __int128 wide;  // __extension__: no -Wpedantic warning
             constexpr int digits = std::numeric_limits<Rep>::digits;
             int exp = 0;
-            const Rep frac = std::frexp(v, &exp);  // v = frac * 2^exp, frac in [0.5, 1)
+            const Rep frac = std::frexp(v, &exp);                                 // v = frac * 2^exp, frac in [0.5, 1)
             const auto m = static_cast<std::uint64_t>(std::ldexp(frac, digits));  // exact
-            const int e = exp - digits;                                            // v = m * 2^e
+            const int e = exp - digits;                                           // v = m * 2^e
             const wide num = static_cast<wide>(m) * static_cast<wide>(ratio::num);  // < 2^127
             const wide den = static_cast<wide>(ratio::den);
             wide units = 0;
@@ -66,8 +66,8 @@ template <class To, class Rep, class Period>
         } else
 #endif
         {
-            const long double units =
-                std::ceil(static_cast<long double>(v) * static_cast<long double>(ratio::num) / static_cast<long double>(ratio::den));
+            const long double units = std::ceil(static_cast<long double>(v) * static_cast<long double>(ratio::num) /
+                                                static_cast<long double>(ratio::den));
             if (!(units < static_cast<long double>(max))) return To::max();
             return To(static_cast<to_rep>(units));
         }
@@ -78,7 +78,8 @@ template <class To, class Rep, class Period>
         if constexpr (sizeof(Rep) <= 8 && sizeof(to_rep) <= 8) {
             // count * num fits: both below 2^64, ratio::num below 2^63.
             __extension__ typedef unsigned __int128 wide;  // __extension__: no -Wpedantic warning
-            const wide product = static_cast<wide>(static_cast<std::uint64_t>(d.count())) * static_cast<wide>(ratio::num);
+            const wide product =
+                static_cast<wide>(static_cast<std::uint64_t>(d.count())) * static_cast<wide>(ratio::num);
             const wide den = static_cast<wide>(ratio::den);
             const wide units = product / den + (product % den != 0 ? 1U : 0U);
             if (units >= static_cast<wide>(max)) return To::max();
@@ -88,8 +89,9 @@ template <class To, class Rep, class Period>
         {
             // No 128-bit integer (or an unusually wide rep): long double has at least 64
             // mantissa bits on the platforms that lack __int128 here; round up, then compare.
-            const long double units = std::ceil(static_cast<long double>(d.count()) * static_cast<long double>(ratio::num) /
-                                                static_cast<long double>(ratio::den));
+            const long double units =
+                std::ceil(static_cast<long double>(d.count()) * static_cast<long double>(ratio::num) /
+                          static_cast<long double>(ratio::den));
             if (!(units < static_cast<long double>(max))) return To::max();
             return To(static_cast<to_rep>(units));
         }

@@ -70,8 +70,7 @@ public:
     }
 
     void clear() noexcept {
-        while (pop_front() != nullptr) {
-        }
+        while (pop_front() != nullptr) {}
     }
 
     // Visits every hook; `f` must not unlink hooks other than the one it is given.

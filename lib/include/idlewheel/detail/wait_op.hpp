@@ -47,17 +47,15 @@ public:
         : own_entry(kind::wait, &act),
           handler_(std::forward<H>(handler)),
           io_ex_(io_ex),
-          work_(net::prefer(net::get_associated_executor(handler_, io_ex),
-                                    net::execution::outstanding_work.tracked)),
+          work_(net::prefer(net::get_associated_executor(handler_, io_ex), net::execution::outstanding_work.tracked)),
           slot_(net::get_associated_cancellation_slot(handler_)) {}
 
 private:
     using handler_allocator = net::associated_allocator_t<Handler>;
     using op_allocator = typename std::allocator_traits<handler_allocator>::template rebind_alloc<wait_op>;
     using op_traits = std::allocator_traits<op_allocator>;
-    using work_type = std::decay_t<decltype(net::prefer(
-        std::declval<net::associated_executor_t<Handler, IoExecutor>>(),
-        net::execution::outstanding_work.tracked))>;
+    using work_type = std::decay_t<decltype(net::prefer(std::declval<net::associated_executor_t<Handler, IoExecutor>>(),
+                                                        net::execution::outstanding_work.tracked))>;
 
     // Lives in the handler's cancellation slot. Timer waits have no side effects, so every
     // cancellation type (terminal, partial, total) is honoured, as for Asio's timers.
@@ -77,7 +75,8 @@ private:
 
     static void act(timer_entry& e, entry_action a) {
         auto& self = static_cast<wait_op&>(e);
-        self.finish(a == entry_action::fire ? error_code{} : error_code(net::error::operation_aborted), /*clear_slot=*/true);
+        self.finish(a == entry_action::fire ? error_code{} : error_code(net::error::operation_aborted),
+                    /*clear_slot=*/true);
     }
 
     // Every completion is posted to the wheel's executor, never run inside the wheel's own

@@ -179,9 +179,7 @@ private:
         tick_type start;  // first tick of the slot
     };
 
-    static constexpr unsigned index(unsigned level, unsigned slot) noexcept {
-        return level * slots_per_level + slot;
-    }
+    static constexpr unsigned index(unsigned level, unsigned slot) noexcept { return level * slots_per_level + slot; }
 
     static unsigned level_for(tick_type now, tick_type when) noexcept {
         // The highest base-64 digit in which `when` differs from `now`; "| mask" puts

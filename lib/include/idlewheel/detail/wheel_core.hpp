@@ -234,9 +234,7 @@ private:
     std::size_t staged_size_ = 0;
 };
 
-inline wheel_core* timer_entry::core() const noexcept {
-    return owner() != nullptr ? wheel_core::of(owner()) : nullptr;
-}
+inline wheel_core* timer_entry::core() const noexcept { return owner() != nullptr ? wheel_core::of(owner()) : nullptr; }
 
 inline timer_entry::~timer_entry() {
     if (!linked()) return;

@@ -94,8 +94,10 @@ struct idlewheel::net::async_result<idlewheel::partial_cancel_deadline<Wheel, De
     // An executor without a default completion token (Asio's own archetype, used by the
     // completion_token_for concept, is one): the form is accepted by the concept, and a real
     // use fails to compile with a message.
+    // clang-format off
     template <class Initiation, class RawCompletionToken, class... Args>
     requires std::is_void_v<default_token<Initiation>>
+    // clang-format on
     static void initiate(Initiation&&, RawCompletionToken&&, Args&&...) {
         static_assert(!std::is_void_v<default_token<Initiation>>,
                       "idlewheel::cancel_after(wheel, d) / cancel_at(wheel, t) without a completion token needs an "

@@ -114,7 +114,7 @@ bool basic_repeating_timer<Wheel>::run_once_now() {
     if (!life_) life_ = std::make_shared<basic_repeating_timer*>(this);
     const std::uint64_t generation = generation_ + 1;
     net::post(wheel_->get_executor(), run_now_handler{life_, generation});  // may throw: nothing changed yet
-    place_hold();  // the node is pending: it only moves
+    place_hold();                                                           // the node is pending: it only moves
     generation_ = generation;
     run_now_posted_ = true;
     return true;
@@ -147,7 +147,7 @@ template <class Wheel>
 void basic_repeating_timer<Wheel>::fire() {
     // The node is out of the wheel now, and pending() one lower: putting it back right away
     // is never refused for max_pending (nothing else runs in between).
-    if (role_ == role::hold) return place_hold();       // expire_all(): a placeholder stays one
+    if (role_ == role::hold) return place_hold();               // expire_all(): a placeholder stays one
     if (callbacks_running_ > 0) return place_round(deadline_);  // no reentrant callback
     run_round(wheel_->elapsed_now(), deadline_);
 }

@@ -98,10 +98,12 @@ basic_wheel_timer<Clock, Executor>::~basic_wheel_timer() {
     discard_all();
 }
 
+// clang-format off
 template <class Clock, class Executor>
 template <class Rep, class Period, class F>
     requires std::is_invocable_v<std::decay_t<F>&>
-timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
+    // clang-format on
+    timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
     check_executor();
     if (stopped_) {
         ++counters_.rejected;
@@ -163,7 +165,8 @@ void basic_wheel_timer<Clock, Executor>::schedule_tick(timer_node& node, tick_ty
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::schedule_entry(detail::timer_entry& e, tick_type deadline, std::size_t max_pending) {
+void basic_wheel_timer<Clock, Executor>::schedule_entry(detail::timer_entry& e, tick_type deadline,
+                                                        std::size_t max_pending) {
     check_executor();
     prepare_insert();
     if (!place(e, deadline, max_pending))
@@ -174,8 +177,8 @@ void basic_wheel_timer<Clock, Executor>::schedule_entry(detail::timer_entry& e, 
 template <class Clock, class Executor>
 template <class Rep, class Period, class Token>
 auto basic_wheel_timer<Clock, Executor>::async_wait(std::chrono::duration<Rep, Period> delay, Token&& token) {
-    return net::async_initiate<Token, void(error_code)>(
-        initiate_async_wait{this}, token, detail::saturating_ceil<duration>(delay));
+    return net::async_initiate<Token, void(error_code)>(initiate_async_wait{this}, token,
+                                                        detail::saturating_ceil<duration>(delay));
 }
 
 template <class Clock, class Executor>
@@ -340,7 +343,9 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
     // wake-up, so "after a report" and "before a report" never tie. Still never early.
     epochs_.close(std::max(wake_elapsed_.count(), last_wake_.count() + 1));
     last_wake_ = wake_elapsed_;
-    collect(wake_elapsed_ > duration::zero() ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count()) : 0U);
+    collect(wake_elapsed_ > duration::zero()
+                ? static_cast<tick_type>(wake_elapsed_.count()) / static_cast<tick_type>(tick_.count())
+                : 0U);
     // Everything staged since the last wake-up was staged before this clock reading.
     if (has_staged()) flush_staged_at(wake_elapsed_);
     if (expire_immediately_) collect_all();  // the switch: everything pending runs now
