@@ -250,12 +250,10 @@ private:
         }
         if (!running_ || generation != generation_) return;
         // Re-arming our own entry never counts against max_pending; only a stopped wheel
-        // refuses it, and then the watch ends with the wheel.
+        // refuses it, and then the watch ends with the wheel (arm_or_stop; nobody to tell).
         try {
-            arm_for(now, /*rearm=*/true);
-        } catch (...) {
-            running_ = false;
-            ++generation_;
+            arm_or_stop(now, /*rearm=*/true);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): the watch has stopped, as documented
         }
     }
 
