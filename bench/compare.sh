@@ -9,7 +9,7 @@
 #
 # usage: bench/compare.sh [--quick] [--out DIR] [--build DIR] [--connections N] [--duration D]
 #                         [--server-threads N] [--client-threads N] [--nice N] [--pin]
-#                         [-- extra loadgen options]
+#                         [--no-heartbeat] [-- extra loadgen options]
 #   default: 19000 WebSocket connections (40 % idle, 40 % active at 1 s, 10 % pingers, 10 % dead),
 #            idle timeout 10s, ping interval 3s, pong timeout 3s, jitter 1s, tick 10ms, 40 s per mode
 #   --quick: 500 connections, idle timeout 3s, ping 1s / pong 1s / jitter 500ms, 10 s per mode
@@ -17,6 +17,9 @@
 #            root, so other jobs on a shared machine do not starve the measurement; the output says so
 #   --pin:   server on CPU 0, loadgen on the other CPUs (taskset), so the two do not migrate between
 #            sharing a CPU and not: on a VM that changes the server's system time per message
+#   --no-heartbeat: no pings (--ping-interval 0 for server and loadgen) and no pinger or dead
+#            clients (50 % idle, 50 % active): the overhead of idle detection and deadlines
+#            alone, without the ping and pong traffic every liveness mode sends alike
 #   --strict: also fail when a target is missed (the smoke test does not: ratios of a 500-connection
 #            run on a busy CI machine are noise)
 # Exit status: 0 when every run passed its checks (no false, missed or wrong kicks), 1 otherwise.
@@ -44,6 +47,7 @@ quick=0
 niceness=
 pin=0
 strict=
+no_heartbeat=0
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) quick=1; connections=500; duration=10s; idle_timeout=3s; ping_interval=1s; pong_timeout=1s; ping_jitter=500ms ;;
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
         --client-threads) client_threads=$2; shift ;;
         --nice) niceness=$2; shift ;;
         --pin) pin=1 ;;
+        --no-heartbeat) no_heartbeat=1 ;;
         --strict) strict=--strict ;;
         --) shift; break ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | grep '^#'; exit 0 ;;
@@ -62,6 +67,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+mix="--idle 0.4 --active 0.4 --pingers 0.1 --dead 0.1"
+if [ $no_heartbeat -eq 1 ]; then ping_interval=0s; mix="--idle 0.5 --active 0.5"; fi
 [ -n "$out" ] || out=$build/compare
 mkdir -p "$out"
 
@@ -100,7 +107,7 @@ for mode in none wheel asio; do
     echo "== $mode: demo_server --timers=$mode --threads $server_threads (pid $server, http port $http_port) =="
     rc=0
     $run_client "$loadgen" --http-port "$http_port" --protocol ws -n "$connections" --threads "$client_threads" \
-        --idle 0.4 --active 0.4 --pingers 0.1 --dead 0.1 --interval "$interval" --connect-rate "$connect_rate" \
+        $mix --interval "$interval" --connect-rate "$connect_rate" \
         $timing --duration "$duration" --label "$mode" --json "$out/$mode.json" --svg "$out/$mode.svg" "$@" \
         | tee "$out/$mode.txt" || rc=$?
     # tee hides loadgen's status in plain sh; the JSON carries the verdict.
