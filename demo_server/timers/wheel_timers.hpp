@@ -186,9 +186,10 @@ private:
     }
 };
 
-// What a session pays for its liveness in this mode: the object and the lifetime pointer (on
-// LP64: 64 + 8 bytes; the three objects this replaced, an idle_watch, an operation_deadline and a
-// heartbeat, took 224 bytes for TCP and 504 for the web session).
+// What a session pays for its liveness in this mode: the object and the lifetime pointer, 64 + 8
+// bytes on LP64, TCP and web alike. (Before the session_liveness, a TCP session's timers took
+// 224 bytes: an idle_watch, the drain and lifetime pointers and two references; a web session's
+// 504: an idle_watch, an operation_deadline, a heartbeat, the lifetime pointer and two references.)
 struct wheel_timers_size_probe;
 static_assert(sizeof(wheel_tcp_timers<wheel_timers_size_probe>) ==
               sizeof(idlewheel::session_liveness) + sizeof(std::unique_ptr<idlewheel::operation_deadline>));
