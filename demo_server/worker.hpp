@@ -4,7 +4,9 @@
 
 #include "config.hpp"
 
+#include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/liveness_stats.hpp>
+#include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -89,6 +92,64 @@ protected:
     ~session_base() = default;
 };
 
+class worker;
+
+// --timers=wheel (timers/wheel_timers.hpp): what all of one worker's sessions of one kind share
+// for their liveness, each session holding one session_liveness bound to it: the times (from
+// the command line), the handler, the worker's liveness_stats. The wheel policy binds it to
+// its session type when it constructs a session (the worker does not know the types): it sets
+// the handler and learns where the liveness object sits in the session, so the session
+// stores no pointer for the callback.
+class liveness_config : public idlewheel::session_liveness_config {
+public:
+    /// @throws std::invalid_argument if a time is too long for the tick (session_liveness.hpp).
+    liveness_config(worker& w, idlewheel::wheel_timer& wheel, const idlewheel::session_liveness_options& o,
+                    idlewheel::liveness_stats& stats)
+        : basic_session_liveness_config(wheel, o, nullptr, nullptr, &stats), owner(w) {}
+    using basic_session_liveness_config::set_handler;
+
+    worker& owner;
+    idlewheel::detail::owner_offset session_at;  // the liveness object's place in its session
+};
+
+// One config per kind of session. Two for the HTTP port, because a session_liveness cannot turn
+// its heartbeat off by itself: an HTTP keep-alive session must not be pinged, so it runs on
+// `http` and moves to `websocket` when it upgrades.
+struct liveness_configs {
+    liveness_configs(worker& w, idlewheel::wheel_timer& wheel, const config& c, idlewheel::liveness_stats& stats)
+        : tcp(w, wheel, tcp_options(c), stats), http(w, wheel, http_options(c), stats),
+          websocket(w, wheel, websocket_options(c), stats) {}
+
+    liveness_config tcp;        // reader idle; the drain after the client's FIN (--close-timeout)
+    liveness_config http;       // the handshake deadline, reader idle between requests
+    liveness_config websocket;  // reader idle, heartbeat, the close handshake (--close-timeout)
+
+    // --close-timeout 0 keeps meaning "at once" (the next tick), not "unbounded" (a 0 turns a
+    // session_liveness deadline off).
+    static std::chrono::nanoseconds close_time(const config& c) {
+        return std::max(c.close_timeout, std::chrono::nanoseconds(1));
+    }
+    static idlewheel::session_liveness_options tcp_options(const config& c) {
+        return {.idle_timeout = c.idle_timeout, .close_timeout = close_time(c)};
+    }
+    // Reader idle runs from accept in every mode, and the handshake phase watches only its
+    // deadline: when --idle-timeout is the shorter, it is the deadline (the policy reports it
+    // as idle: nothing was read since accept).
+    static idlewheel::session_liveness_options http_options(const config& c) {
+        return {.handshake_timeout = std::min(c.handshake_timeout, c.idle_timeout),
+                .idle_timeout = c.idle_timeout,
+                .close_timeout = close_time(c)};
+    }
+    static idlewheel::session_liveness_options websocket_options(const config& c) {
+        const bool pings = c.ping_interval > std::chrono::nanoseconds::zero();
+        return {.idle_timeout = c.idle_timeout,
+                .ping_interval = pings ? c.ping_interval : std::chrono::nanoseconds::zero(),
+                .pong_timeout = pings ? c.pong_timeout : std::chrono::nanoseconds::zero(),
+                .jitter = pings ? c.ping_jitter : std::chrono::nanoseconds::zero(),
+                .close_timeout = close_time(c)};
+    }
+};
+
 class worker {
 public:
     worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections,
@@ -98,7 +159,9 @@ public:
           wheel(io, idlewheel::wheel_options{.tick = c.tick}),
           open_connections_(open_connections),
           unsent_total_(unsent_total),
-          snapshot_timer_(io) {}
+          snapshot_timer_(io) {
+        if (c.timers == timer_mode::wheel) shared_liveness.emplace(*this, wheel, c, liveness);
+    }
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
@@ -184,6 +247,7 @@ public:
     asio::io_context io{1};
     idlewheel::wheel_timer wheel;        // used by --timers=wheel; idle (never armed) otherwise
     idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
+    std::optional<liveness_configs> shared_liveness;  // the sessions' liveness configs (wheel mode only)
     worker_counters counters;
     bool stopping = false;                  // on the worker's thread
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions

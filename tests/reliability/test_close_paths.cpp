@@ -105,6 +105,34 @@ BOOST_AUTO_TEST_CASE(half_closed_client_that_never_reads_is_released_by_the_clos
     RELIABILITY_EXPECT_SERVING(srv, "after the half-closed non-reader");
 }
 
+// --close-timeout bounds the drain without write progress, not the whole drain: a half-closed
+// client that reads slowly, but steadily, gets all its echo although the drain takes several
+// times --close-timeout (every write that completes starts the deadline again).
+BOOST_AUTO_TEST_CASE(half_closed_slow_reader_gets_all_echo_past_the_close_timeout) {
+    constexpr auto close_timeout = 300ms;
+    server srv({"--max-backlog", std::to_string(64 << 20), "--idle-timeout", "30s", "--close-timeout", "300ms"});
+    auto s = raw_socket::connect(srv.host(), srv.tcp_port(), 5s, 4096);
+    const std::string sent = pattern(8 << 20);
+    BOOST_TEST_REQUIRE((s.send_all(sent, clock::now() + 30s) == io_status::ok));
+    std::this_thread::sleep_for(300ms);
+    s.shutdown_write();
+    const auto from = clock::now();
+    std::string got;
+    io_status end = io_status::ok;
+    const auto deadline = clock::now() + 30s;
+    while (end == io_status::ok) {
+        end = s.recv_some(got, deadline);
+        std::this_thread::sleep_for(1ms);  // at most a few KiB a millisecond: the drain takes a while
+    }
+    const auto took = clock::now() - from;
+    BOOST_TEST((end == io_status::eof), "ended with " << to_string(end) << " after " << got.size() << " bytes");
+    BOOST_TEST(got.size() == sent.size(), got.size() << " of " << sent.size() << " bytes echoed");
+    BOOST_TEST((got == sent), "the echo differs from what was sent");
+    BOOST_TEST_MESSAGE("the slow drain took " << ms(took) << " ms, --close-timeout " << ms(close_timeout) << " ms");
+    BOOST_WARN_MESSAGE(took > 2 * close_timeout, "the drain was too quick to need the deadline started again");
+    RELIABILITY_EXPECT_SERVING(srv, "after the slow drain");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(websocket_key)
@@ -211,6 +239,59 @@ BOOST_AUTO_TEST_CASE(idle_http_keep_alive_counted_as_http_idle) {
     const auto after = srv.stats();
     BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
     BOOST_TEST(after.integer("closed.idle") == before.integer("closed.idle"));
+}
+
+// An HTTP keep-alive connection is never pinged, even when the heartbeat would have found it
+// "dead" long before --idle-timeout: it is closed at --idle-timeout as http_idle, not as a
+// dead peer. (--timers=wheel runs HTTP sessions on a liveness config without a heartbeat.)
+BOOST_AUTO_TEST_CASE(http_keep_alive_is_not_pinged) {
+    if (timers_mode() == "none") {
+        BOOST_TEST_MESSAGE("--timers=none: no idle timeout by design");
+        return;
+    }
+    constexpr auto idle = 1500ms;
+    server srv({"--idle-timeout", "1500ms", "--ping-interval", "200ms", "--pong-timeout", "200ms",
+                "--handshake-timeout", "10s"});
+    const auto before = srv.stats();
+    auto s = raw_socket::connect(srv.host(), srv.http_port());
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE((s.send_all("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n", clock::now() + 5s) == io_status::ok));
+    std::string response;
+    BOOST_TEST_REQUIRE((s.recv_some(response, clock::now() + 5s) == io_status::ok));
+    std::string rest;
+    const auto end = read_to_end(s, rest, clock::now() + idle + slack);
+    BOOST_TEST((end == io_status::eof || end == io_status::reset), "not closed: " << to_string(end));
+    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20, "closed before --idle-timeout: pinged?");
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.http_idle") > before.integer("closed.http_idle"); }, 5s));
+    const auto after = srv.stats();
+    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    BOOST_TEST(after.integer("closed.dead_peer") == before.integer("closed.dead_peer"));
+    BOOST_TEST(after.integer("wheel.pings_sent") == before.integer("wheel.pings_sent"));
+}
+
+// A connection that sends nothing, with --idle-timeout shorter than --handshake-timeout: reader
+// idle runs from accept, so it is closed at --idle-timeout as http_idle (and counted as
+// reader idle, not as a handshake timeout).
+BOOST_AUTO_TEST_CASE(silent_connection_is_idle_before_its_handshake_deadline) {
+    if (timers_mode() == "none") {
+        BOOST_TEST_MESSAGE("--timers=none: no idle timeout by design");
+        return;
+    }
+    constexpr auto idle = 500ms;
+    server srv({"--idle-timeout", "500ms", "--handshake-timeout", "10s"});
+    const auto before = srv.stats();
+    auto s = raw_socket::connect(srv.host(), srv.http_port());
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + idle + slack), "the silent connection was kept");
+    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20, "closed before --idle-timeout");
+    BOOST_TEST(ms(clock::now() - from) <= ms(idle + slack));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.http_idle") > before.integer("closed.http_idle"); }, 5s));
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("wheel.reader_idle") > before.integer("wheel.reader_idle") || timers_mode() != "wheel"; }, 5s));
+    const auto after = srv.stats();
+    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    BOOST_TEST(after.integer("closed.handshake_timeout") == before.integer("closed.handshake_timeout"));
+    BOOST_TEST(after.integer("wheel.handshake_timeouts") == before.integer("wheel.handshake_timeouts"));
+    if (timers_mode() == "wheel") BOOST_TEST(after.integer("wheel.reader_idle") - before.integer("wheel.reader_idle") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
