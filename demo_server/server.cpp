@@ -385,7 +385,8 @@ std::string server::metrics_text() const {
     constexpr std::string_view p = "idlewheel_demo_";
     exposition out;
     std::string name;
-    const auto family = [&](std::string_view suffix, std::string_view type, std::string_view help) -> const std::string& {
+    const auto family = [&](std::string_view suffix, std::string_view type,
+                            std::string_view help) -> const std::string& {
         name.assign(p).append(suffix);
         out.family(name, type, help);
         return name;
@@ -400,7 +401,8 @@ std::string server::metrics_text() const {
     out.sample(family("info", "gauge", "The demo server's timer mode (--timers); always 1."),
                {{"timers", to_string(cfg_.timers)}}, std::uint64_t{1});
     gauge("worker_threads", "io_context threads (--threads), each with its own wheel.", std::uint64_t{cfg_.threads});
-    gauge("draining", "1 from the first SIGTERM/SIGINT on: TCP and WebSocket sessions are being drained, upgrades get 503.",
+    gauge("draining",
+          "1 from the first SIGTERM/SIGINT on: TCP and WebSocket sessions are being drained, upgrades get 503.",
           std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});
 
     family("open_sessions", "gauge", "Open sessions by kind (an HTTP connection becomes websocket when it upgrades).");
@@ -454,7 +456,8 @@ std::string server::metrics_text() const {
     }
     counter("liveness_reader_idle_total", "Reader-idle reports of the sessions' idle watches (wheel mode).",
             t.liveness.reader_idle);
-    counter("liveness_pings_sent_total", "WebSocket pings the heartbeats asked for (wheel mode).", t.liveness.pings_sent);
+    counter("liveness_pings_sent_total", "WebSocket pings the heartbeats asked for (wheel mode).",
+            t.liveness.pings_sent);
     counter("liveness_dead_peers_total", "Peers the heartbeats declared dead (wheel mode).", t.liveness.dead_peers);
     counter("liveness_handshake_timeouts_total", "Handshake deadlines expired (wheel mode).",
             t.liveness.handshake_timeouts);
@@ -474,8 +477,7 @@ std::string server::metrics_text() const {
     out.family("process_max_fds", "gauge", "Maximum number of open file descriptors (the soft limit).");
     out.sample("process_max_fds", static_cast<std::uint64_t>(fd_soft_));
     out.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
-    out.sample("process_start_time_seconds",
-               std::chrono::duration<double>(started_wall_.time_since_epoch()).count());
+    out.sample("process_start_time_seconds", std::chrono::duration<double>(started_wall_.time_since_epoch()).count());
     return out.take();
 }
 

@@ -85,10 +85,10 @@ private:
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
     std::size_t next_worker_ = 0;
-    bool stopping_ = false;                 // the first signal came: the TCP listener is closed
-    bool http_closed_ = false;              // the HTTP listener is closed, every session asked to close
-    std::atomic<bool> draining_{false};     // stopping_, for /stats and /metrics on the worker threads
-    bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
+    bool stopping_ = false;              // the first signal came: the TCP listener is closed
+    bool http_closed_ = false;           // the HTTP listener is closed, every session asked to close
+    std::atomic<bool> draining_{false};  // stopping_, for /stats and /metrics on the worker threads
+    bool abrupt_sent_ = false;           // shutdown: the abrupt close was asked for
     steady::time_point abrupt_at_{}, abrupt_sent_at_{};
     bool abandoned_ = false;  // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;

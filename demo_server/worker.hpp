@@ -47,8 +47,7 @@ enum class close_cause : unsigned {
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
     "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",
-    "upgrade_refused"};
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",   "upgrade_refused"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
