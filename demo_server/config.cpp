@@ -64,7 +64,7 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("help,h", "show this help")
         ("address", po::value(&c.address)->default_value(c.address), "listen address")
         ("tcp-port", po::value(&c.tcp_port)->default_value(c.tcp_port), "raw TCP echo port (0 = any free port)")
-        ("http-port", po::value(&c.http_port)->default_value(c.http_port), "HTTP/WebSocket port: / dashboard, /stats, WebSocket echo (0 = any free port)")
+        ("http-port", po::value(&c.http_port)->default_value(c.http_port), "HTTP/WebSocket port: / dashboard, /stats, /metrics (Prometheus), WebSocket echo (0 = any free port)")
         ("idle-timeout", po::value<duration_arg>(), "close a session with no inbound data for this long (default 15s)")
         ("ping-interval", po::value<duration_arg>(), "WebSocket: ping after this much silence; 0s = no pings (default 5s)")
         ("pong-timeout", po::value<duration_arg>(), "WebSocket: drop the peer if nothing answers a ping in this time (default 5s)")
@@ -72,7 +72,7 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("handshake-timeout", po::value<duration_arg>(), "time from accept to a complete HTTP request / WebSocket upgrade; arriving bytes do not extend it (default 5s)")
         ("close-timeout", po::value<duration_arg>(), "time a close handshake may take before the socket is dropped (default 2s)")
         ("max-lifetime", po::value<duration_arg>(), "close a session this long after it was accepted, however active (WebSocket: close 1000 \"max lifetime\"), spread by up to --ping-jitter; 0s = off (default 0s; not with --timers=none)")
-        ("drain-spread", po::value<duration_arg>(), "on SIGTERM/SIGINT close the sessions spread uniformly over this window, longest idle first (WebSocket: 1001 \"going away\"); 0s = all at once (default 0s)")
+        ("drain-spread", po::value<duration_arg>(), "on SIGTERM/SIGINT close the TCP and WebSocket sessions spread uniformly over this window, longest idle first (WebSocket: 1001 \"going away\"), while plain HTTP (/stats, /metrics) is still served and upgrades get 503; 0s = all at once (default 0s)")
         ("hard-stop-after", po::value<duration_arg>(), "on SIGTERM/SIGINT drop whatever is still open this long after the signal and exit 0; a second signal does it at once; 0s = after the drain plus --close-timeout (default 0s)")
         ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
         ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read; "

@@ -24,6 +24,10 @@ http::response<http::string_body> route(const http::request<http::empty_body>& r
         res.set(http::field::content_type, "application/json");
         res.set(http::field::cache_control, "no-store");
         res.body() = stats.stats_json();
+    } else if (target == "/metrics") {
+        res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+        res.set(http::field::cache_control, "no-store");
+        res.body() = stats.metrics_text();
     } else {
         res.result(http::status::not_found);
         res.set(http::field::content_type, "text/plain");

@@ -1,4 +1,5 @@
-// The HTTP side of the demo server: GET / (dashboard), GET /stats (JSON), errors.
+// The HTTP side of the demo server: GET / (dashboard), GET /stats (JSON), GET /metrics
+// (Prometheus text format), errors.
 #ifndef IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 #define IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 
@@ -10,11 +11,12 @@
 
 namespace demo {
 
-/// Where GET /stats gets its document (the server, which sums every worker). Called on any
-/// worker thread.
+/// Where GET /stats and GET /metrics get their documents (the server, which sums every
+/// worker). Called on any worker thread.
 class stats_source {
 public:
     [[nodiscard]] virtual std::string stats_json() const = 0;
+    [[nodiscard]] virtual std::string metrics_text() const = 0;
 
 protected:
     ~stats_source() = default;

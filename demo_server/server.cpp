@@ -1,11 +1,13 @@
 #include "server.hpp"
 
+#include "exposition.hpp"
 #include "log.hpp"
 #include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,6 +29,17 @@ std::uint64_t resident_bytes() {
     std::uint64_t size = 0, resident = 0;
     statm >> size >> resident;
     return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Entries of /proc/self/fd, less the one the directory stream itself holds.
+std::uint64_t open_descriptors() {
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (dir == nullptr) return 0;
+    std::uint64_t n = 0;
+    while (const dirent* e = ::readdir(dir))
+        if (e->d_name[0] != '.') ++n;
+    ::closedir(dir);
+    return n > 0 ? n - 1 : 0;
 }
 
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
@@ -128,7 +141,7 @@ void server::accept(listener_state& l) {
 }
 
 void server::on_accept(listener_state& l, worker& w, boost::system::error_code ec, tcp::socket socket) {
-    if (stopping_ || ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::operation_aborted || listener_closed(l)) return;
     if (ec) {
         accept_errors_.fetch_add(1, std::memory_order_relaxed);
         if (out_of_descriptors(ec)) {
@@ -141,7 +154,7 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
             }
             l.backoff.expires_after(std::chrono::milliseconds(100));
             l.backoff.async_wait([this, &l](boost::system::error_code e) {
-                if (!e && !stopping_) accept(l);
+                if (!e && !listener_closed(l)) accept(l);
             });
             return;
         }
@@ -157,13 +170,17 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
     }
     open_connections_.fetch_add(1, std::memory_order_relaxed);
     asio::post(w.io, [this, &w, kind = l.kind, s = std::move(socket)]() mutable {
-        if (w.stopping) {
+        if (w.stopping || (kind == listener::tcp && w.draining)) {
             w.release_connection();
             return;
         }
         start_session_(kind, w, *this, std::move(s));
     });
     accept(l);
+}
+
+bool server::listener_closed(const listener_state& l) const noexcept {
+    return l.kind == listener::tcp ? stopping_ : http_closed_;
 }
 
 void server::wait_for_signal() {
@@ -179,18 +196,20 @@ void server::wait_for_signal() {
     });
 }
 
-// Stop accepting at once; close the sessions spread over --drain-spread (idle ones first, see
-// worker::drain); sessions still open --close-timeout plus a grace period after the spread
-// (or at --hard-stop-after, if that comes first) are closed abruptly.
+// The first signal (see server.hpp): the TCP listener closes at once; the TCP and WebSocket
+// sessions are closed spread over --drain-spread (idle ones first, see worker::drain) while
+// plain HTTP is still served; once they are gone (drain_done), close_http() ends the rest.
+// Sessions still open --close-timeout plus a grace period after the spread (or at
+// --hard-stop-after, if that comes first) are closed abruptly.
 void server::begin_shutdown(int signal) {
     stopping_ = true;
+    draining_.store(true, std::memory_order_relaxed);
     log("signal ", signal, ": stopping (", open_connections_.load(), " open connections",
-        cfg_.drain_spread.count() > 0 ? ", closing them over --drain-spread)" : ")");
+        cfg_.drain_spread.count() > 0 ? ", closing them over --drain-spread" : "",
+        "; HTTP still served until the drain is done)");
     boost::system::error_code ignored;
     tcp_->acceptor.close(ignored);
-    web_->acceptor.close(ignored);
     tcp_->backoff.cancel();
-    web_->backoff.cancel();
     const auto now = steady::now();
     abrupt_at_ = now + cfg_.drain_spread + cfg_.close_timeout + shutdown_grace;
     if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, now + cfg_.hard_stop_after);
@@ -198,11 +217,36 @@ void server::begin_shutdown(int signal) {
     wait_for_sessions();
 }
 
+// The drain is over when every worker has begun it (from then on no session of its becomes a
+// WebSocket) and no TCP or WebSocket session is left.
+bool server::drain_done() const {
+    for (const auto& w : workers_) {
+        if (!w->drain_begun.load(std::memory_order_acquire)) return false;
+        const auto& open = w->counters.open;
+        if (open[static_cast<unsigned>(session_kind::tcp)].load(std::memory_order_relaxed) > 0 ||
+            open[static_cast<unsigned>(session_kind::websocket)].load(std::memory_order_relaxed) > 0)
+            return false;
+    }
+    return true;
+}
+
+// The last step: no new connection on the HTTP port; every session left (plain HTTP, or one
+// that raced the drain) is closed now, abruptly or gracefully.
+void server::close_http(bool abrupt) {
+    if (!http_closed_) {
+        http_closed_ = true;
+        boost::system::error_code ignored;
+        web_->acceptor.close(ignored);
+        web_->backoff.cancel();
+    }
+    for (auto& w : workers_) asio::post(w->io, [&w = *w, abrupt] { w.shutdown_all(abrupt); });
+}
+
 void server::abort_all() {
     abrupt_sent_ = true;
     abrupt_sent_at_ = steady::now();
     log("shutdown: closing ", open_connections_.load(), " sessions abruptly");
-    for (auto& w : workers_) asio::post(w->io, [&w = *w] { w.shutdown_all(true); });
+    close_http(true);
 }
 
 // Polls until every session is gone, and makes the stop bounded whatever the clients do: the
@@ -211,7 +255,11 @@ void server::abort_all() {
 // never resumes), the workers are stopped and the process exits 0 without it. It does not
 // destroy the stuck sessions (their handlers would outlive their worker's wheel): see run().
 void server::wait_for_sessions() {
-    if (open_connections_.load() == 0) {
+    if (!http_closed_ && drain_done()) {
+        log("drain done: closing the HTTP listener and ", open_connections_.load(), " HTTP connections");
+        close_http(false);
+    }
+    if (http_closed_ && open_connections_.load() == 0) {
         work_.clear();
         signals_.cancel();  // no second signal to wait for: io_ runs out of work
         log("stopped");
@@ -233,54 +281,72 @@ void server::wait_for_sessions() {
     });
 }
 
-std::string server::stats_json() const {
-    json::object open, closed, wheel;
+// Every worker's counters and latest timer snapshot, summed.
+struct server::totals {
     std::int64_t open_by_kind[static_cast<unsigned>(session_kind::count)] = {};
     std::uint64_t closed_by_cause[static_cast<unsigned>(close_cause::count)] = {};
     std::uint64_t messages = 0, bytes = 0, rearms = 0;
-    std::uint64_t pending = 0, wakeups = 0, idle_wakeups = 0, scheduled = 0, expired = 0, cancelled = 0;
-    std::uint64_t reader_idle = 0, pings = 0, dead = 0, handshakes = 0;
-    std::int64_t worst_ns = 0;
+    idlewheel::wheel_stats wheel;  // summed (worst_lateness: the largest)
+    idlewheel::liveness_stats liveness;
+};
+
+server::totals server::collect() const {
+    totals t;
     for (const auto& w : workers_) {
         const auto& c = w->counters;
         for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k)
-            open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
+            t.open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
         for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-            closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
-        messages += c.messages.load(std::memory_order_relaxed);
-        bytes += c.bytes.load(std::memory_order_relaxed);
-        rearms += c.timer_rearms.load(std::memory_order_relaxed);
+            t.closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
+        t.messages += c.messages.load(std::memory_order_relaxed);
+        t.bytes += c.bytes.load(std::memory_order_relaxed);
+        t.rearms += c.timer_rearms.load(std::memory_order_relaxed);
         const auto snap = w->snapshot();
         const auto& s = snap.wheel;
         const auto& l = snap.liveness;
-        pending += s.pending;
-        wakeups += s.wakeups;
-        idle_wakeups += s.idle_wakeups;
-        scheduled += s.scheduled;
-        expired += s.expired;
-        cancelled += s.cancelled;
-        reader_idle += l.reader_idle;
-        pings += l.pings_sent;
-        dead += l.dead_peers;
-        handshakes += l.handshake_timeouts;
-        worst_ns = std::max<std::int64_t>(worst_ns, s.worst_lateness.count());
+        t.wheel.pending += s.pending;
+        t.wheel.scheduled += s.scheduled;
+        t.wheel.rescheduled += s.rescheduled;
+        t.wheel.expired += s.expired;
+        t.wheel.cancelled += s.cancelled;
+        t.wheel.stopped += s.stopped;
+        t.wheel.rejected += s.rejected;
+        t.wheel.wakeups += s.wakeups;
+        t.wheel.idle_wakeups += s.idle_wakeups;
+        t.wheel.ticks_advanced += s.ticks_advanced;
+        t.wheel.worst_lateness = std::max(t.wheel.worst_lateness, s.worst_lateness);
+        for (std::size_t i = 0; i < s.lateness_count.size(); ++i) t.wheel.lateness_count[i] += s.lateness_count[i];
+        t.wheel.lateness_sum += s.lateness_sum;
+        t.liveness.reader_idle += l.reader_idle;
+        t.liveness.writer_idle += l.writer_idle;
+        t.liveness.all_idle += l.all_idle;
+        t.liveness.pings_sent += l.pings_sent;
+        t.liveness.dead_peers += l.dead_peers;
+        t.liveness.handshake_timeouts += l.handshake_timeouts;
+        t.liveness.operation_timeouts += l.operation_timeouts;
     }
-    open["tcp"] = open_by_kind[static_cast<unsigned>(session_kind::tcp)];
-    open["http"] = open_by_kind[static_cast<unsigned>(session_kind::http)];
-    open["websocket"] = open_by_kind[static_cast<unsigned>(session_kind::websocket)];
+    return t;
+}
+
+std::string server::stats_json() const {
+    const totals t = collect();
+    json::object open, closed, wheel;
+    open["tcp"] = t.open_by_kind[static_cast<unsigned>(session_kind::tcp)];
+    open["http"] = t.open_by_kind[static_cast<unsigned>(session_kind::http)];
+    open["websocket"] = t.open_by_kind[static_cast<unsigned>(session_kind::websocket)];
     for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-        closed[close_cause_names[k]] = closed_by_cause[k];
-    wheel["pending"] = pending;
-    wheel["wakeups"] = wakeups;
-    wheel["idle_wakeups"] = idle_wakeups;
-    wheel["scheduled"] = scheduled;
-    wheel["expired"] = expired;
-    wheel["cancelled"] = cancelled;
-    wheel["worst_lateness_us"] = static_cast<double>(worst_ns) / 1e3;
-    wheel["reader_idle"] = reader_idle;
-    wheel["pings_sent"] = pings;
-    wheel["dead_peers"] = dead;
-    wheel["handshake_timeouts"] = handshakes;
+        closed[close_cause_names[k]] = t.closed_by_cause[k];
+    wheel["pending"] = t.wheel.pending;
+    wheel["wakeups"] = t.wheel.wakeups;
+    wheel["idle_wakeups"] = t.wheel.idle_wakeups;
+    wheel["scheduled"] = t.wheel.scheduled;
+    wheel["expired"] = t.wheel.expired;
+    wheel["cancelled"] = t.wheel.cancelled;
+    wheel["worst_lateness_us"] = static_cast<double>(t.wheel.worst_lateness.count()) / 1e3;
+    wheel["reader_idle"] = t.liveness.reader_idle;
+    wheel["pings_sent"] = t.liveness.pings_sent;
+    wheel["dead_peers"] = t.liveness.dead_peers;
+    wheel["handshake_timeouts"] = t.liveness.handshake_timeouts;
 
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -294,20 +360,125 @@ std::string server::stats_json() const {
                      {"tick_ms", static_cast<double>(cfg_.tick.count()) / 1e6},
                      {"idle_timeout_ms", static_cast<double>(cfg_.idle_timeout.count()) / 1e6},
                      {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
+                     {"draining", draining_.load(std::memory_order_relaxed)},
                      {"open", std::move(open)},
                      {"open_connections", open_connections_.load(std::memory_order_relaxed)},
                      {"accepted", accepted_.load(std::memory_order_relaxed)},
                      {"refused", refused_.load(std::memory_order_relaxed)},
                      {"accept_errors", accept_errors_.load(std::memory_order_relaxed)},
                      {"closed", std::move(closed)},
-                     {"messages", messages},
-                     {"bytes", bytes},
-                     {"asio_timer_rearms", rearms},
+                     {"messages", t.messages},
+                     {"bytes", t.bytes},
+                     {"asio_timer_rearms", t.rearms},
                      {"unsent_bytes", unsent_total_.load(std::memory_order_relaxed)},
                      {"max_backlog_total", cfg_.max_backlog_total},
                      {"wheel", std::move(wheel)},
                      {"process", std::move(process)}};
     return json::serialize(doc);
+}
+
+// GET /metrics. Every family is always present, whatever --timers: under asio and none the
+// wheel is never armed and the liveness objects do not exist, so their families read 0 (the
+// close causes count the outcomes in every mode).
+std::string server::metrics_text() const {
+    const totals t = collect();
+    constexpr std::string_view p = "idlewheel_demo_";
+    exposition out;
+    std::string name;
+    const auto family = [&](std::string_view suffix, std::string_view type,
+                            std::string_view help) -> const std::string& {
+        name.assign(p).append(suffix);
+        out.family(name, type, help);
+        return name;
+    };
+    const auto counter = [&](std::string_view suffix, std::string_view help, std::uint64_t v) {
+        out.sample(family(suffix, "counter", help), v);
+    };
+    const auto gauge = [&](std::string_view suffix, std::string_view help, auto v) {
+        out.sample(family(suffix, "gauge", help), v);
+    };
+
+    out.sample(family("info", "gauge", "The demo server's timer mode (--timers); always 1."),
+               {{"timers", to_string(cfg_.timers)}}, std::uint64_t{1});
+    gauge("worker_threads", "io_context threads (--threads), each with its own wheel.", std::uint64_t{cfg_.threads});
+    gauge("draining",
+          "1 from the first SIGTERM/SIGINT on: TCP and WebSocket sessions are being drained, upgrades get 503.",
+          std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});
+
+    family("open_sessions", "gauge", "Open sessions by kind (an HTTP connection becomes websocket when it upgrades).");
+    for (const auto k : {session_kind::tcp, session_kind::http, session_kind::websocket}) {
+        static constexpr std::string_view kinds[] = {"tcp", "http", "websocket"};
+        out.sample(name, {{"kind", kinds[static_cast<unsigned>(k)]}}, t.open_by_kind[static_cast<unsigned>(k)]);
+    }
+    gauge("open_connections", "Connections holding a slot against --max-connections.",
+          open_connections_.load(std::memory_order_relaxed));
+    gauge("max_connections", "--max-connections.", std::uint64_t{cfg_.max_connections});
+    family("sessions_closed_total", "counter", "Sessions closed, by cause.");
+    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+        out.sample(name, {{"cause", close_cause_names[k]}}, t.closed_by_cause[k]);
+    counter("connections_accepted_total", "Connections accepted on either port (refused ones included).",
+            accepted_.load(std::memory_order_relaxed));
+    counter("connections_refused_total", "Connections accepted and closed at once: --max-connections reached.",
+            refused_.load(std::memory_order_relaxed));
+    counter("accept_errors_total", "Failed accepts (e.g. out of descriptors).",
+            accept_errors_.load(std::memory_order_relaxed));
+    counter("messages_echoed_total", "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads echoed.",
+            t.messages);
+    counter("echoed_bytes_total", "Bytes received and echoed, WebSocket and TCP.", t.bytes);
+    gauge("unsent_bytes", "Echo queued and not yet written, all sessions (against --max-backlog-total).",
+          unsent_total_.load(std::memory_order_relaxed));
+    gauge("unsent_limit_bytes", "--max-backlog-total.", std::uint64_t{cfg_.max_backlog_total});
+    counter("asio_timer_rearms_total", "--timers=asio: steady_timer re-arms (each cancels a pending wait).", t.rearms);
+
+    gauge("wheel_pending_timers", "Timeouts scheduled in the wheels and not yet run.", std::uint64_t{t.wheel.pending});
+    counter("wheel_scheduled_total", "Entries put in the wheels (reschedules included).", t.wheel.scheduled);
+    counter("wheel_rescheduled_total", "Of those, moves of an entry that was still pending.", t.wheel.rescheduled);
+    counter("wheel_expired_total", "Wheel callbacks run because due.", t.wheel.expired);
+    counter("wheel_cancelled_total", "Wheel entries removed before running.", t.wheel.cancelled);
+    counter("wheel_rejected_total", "Wheel entries refused (full or stopped wheel).", t.wheel.rejected);
+    counter("wheel_wakeups_total", "Times a wheel ran.", t.wheel.wakeups);
+    counter("wheel_idle_wakeups_total", "Wheel wake-ups that ran no callback.", t.wheel.idle_wakeups);
+    {
+        family("wheel_expiry_lateness_seconds", "histogram",
+               "Wheel callbacks run because due, by lateness: wake-up time minus the start of the deadline's tick.");
+        const std::string bucket = name + "_bucket";
+        std::uint64_t cumulative = 0;
+        const auto& bounds = idlewheel::wheel_stats::lateness_bounds;
+        for (std::size_t i = 0; i < bounds.size(); ++i) {
+            cumulative += t.wheel.lateness_count[i];
+            const std::string le = exposition::number(std::chrono::duration<double>(bounds[i]).count());
+            out.sample(bucket, {{"le", le}}, cumulative);
+        }
+        cumulative += t.wheel.lateness_count[bounds.size()];
+        out.sample(bucket, {{"le", "+Inf"}}, cumulative);
+        out.sample(name + "_sum", std::chrono::duration<double>(t.wheel.lateness_sum).count());
+        out.sample(name + "_count", cumulative);
+    }
+    counter("liveness_reader_idle_total", "Reader-idle reports of the sessions' idle watches (wheel mode).",
+            t.liveness.reader_idle);
+    counter("liveness_pings_sent_total", "WebSocket pings the heartbeats asked for (wheel mode).",
+            t.liveness.pings_sent);
+    counter("liveness_dead_peers_total", "Peers the heartbeats declared dead (wheel mode).", t.liveness.dead_peers);
+    counter("liveness_handshake_timeouts_total", "Handshake deadlines expired (wheel mode).",
+            t.liveness.handshake_timeouts);
+    counter("liveness_operation_timeouts_total",
+            "Other deadlines expired: close handshakes, drains, --max-lifetime (wheel mode).",
+            t.liveness.operation_timeouts);
+
+    // The process, under the names Prometheus client libraries use.
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    out.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+    out.sample("process_cpu_seconds_total", seconds(ru.ru_utime) + seconds(ru.ru_stime));
+    out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+    out.sample("process_resident_memory_bytes", resident_bytes());
+    out.family("process_open_fds", "gauge", "Number of open file descriptors.");
+    out.sample("process_open_fds", open_descriptors());
+    out.family("process_max_fds", "gauge", "Maximum number of open file descriptors (the soft limit).");
+    out.sample("process_max_fds", static_cast<std::uint64_t>(fd_soft_));
+    out.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
+    out.sample("process_start_time_seconds", std::chrono::duration<double>(started_wall_.time_since_epoch()).count());
+    return out.take();
 }
 
 }  // namespace demo

@@ -1,5 +1,20 @@
 // The demo server: two listeners (raw TCP echo, HTTP/WebSocket), N worker threads each with
-// its own io_context and wheel, /stats, and an orderly stop on SIGINT/SIGTERM.
+// its own io_context and wheel, /stats and /metrics, and an orderly stop on SIGINT/SIGTERM.
+//
+// The stop (first SIGINT/SIGTERM):
+//  1. the raw-TCP listener closes at once;
+//  2. the HTTP listener stays open for plain HTTP only: GET /, /stats and /metrics keep being
+//     served, on new and existing keep-alive connections (/stats says "draining": true,
+//     /metrics idlewheel_demo_draining 1); a WebSocket upgrade gets 503 Service Unavailable
+//     with Retry-After and Connection: close, and is counted as closed.upgrade_refused;
+//  3. the TCP and WebSocket sessions are drained: closed spread over --drain-spread, the
+//     longest idle first (WebSocket 1001);
+//  4. once none of them is left, the HTTP listener closes and the plain-HTTP connections are
+//     closed (closed.shutdown); the process exits 0 when every session is gone.
+// Bounds: whatever is still open --close-timeout plus 0.5 s after the spread, or at
+// --hard-stop-after if that comes first, or at a second signal, is closed abruptly (plain HTTP
+// and the HTTP listener included); a session that still has not ended 1 s after that is
+// abandoned and the process exits 0 without it (wait_for_sessions).
 #ifndef IDLEWHEEL_DEMO_SERVER_HPP
 #define IDLEWHEEL_DEMO_SERVER_HPP
 
@@ -34,6 +49,8 @@ public:
     void run();
     /// The /stats document (any thread).
     [[nodiscard]] std::string stats_json() const override;
+    /// The /metrics page, Prometheus text format 0.0.4 (any thread).
+    [[nodiscard]] std::string metrics_text() const override;
 
 private:
     struct listener_state {
@@ -46,8 +63,13 @@ private:
     void on_accept(listener_state& l, worker& w, boost::system::error_code ec, asio::ip::tcp::socket socket);
     void wait_for_signal();
     void begin_shutdown(int signal);
+    void close_http(bool abrupt);
+    [[nodiscard]] bool listener_closed(const listener_state& l) const noexcept;
     void abort_all();
     void wait_for_sessions();
+    [[nodiscard]] bool drain_done() const;
+    struct totals;
+    [[nodiscard]] totals collect() const;
 
     static constexpr std::chrono::milliseconds shutdown_grace{500};
 
@@ -63,12 +85,15 @@ private:
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
     std::size_t next_worker_ = 0;
-    bool stopping_ = false;
-    bool abrupt_sent_ = false;  // shutdown: the abrupt close was asked for
+    bool stopping_ = false;              // the first signal came: the TCP listener is closed
+    bool http_closed_ = false;           // the HTTP listener is closed, every session asked to close
+    std::atomic<bool> draining_{false};  // stopping_, for /stats and /metrics on the worker threads
+    bool abrupt_sent_ = false;           // shutdown: the abrupt close was asked for
     steady::time_point abrupt_at_{}, abrupt_sent_at_{};
     bool abandoned_ = false;  // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    std::chrono::system_clock::time_point started_wall_ = std::chrono::system_clock::now();
     std::chrono::steady_clock::time_point last_accept_error_log_{};
 };
 

@@ -1,7 +1,9 @@
 // HTTP + WebSocket session on the HTTP port.
 //
-// HTTP: GET / (the dashboard), GET /stats (JSON); keep-alive. A WebSocket upgrade turns the
-// same session into a WebSocket echo (every message echoed back, text or binary).
+// HTTP: GET / (the dashboard), GET /stats (JSON), GET /metrics (Prometheus); keep-alive. A
+// WebSocket upgrade turns the same session into a WebSocket echo (every message echoed back,
+// text or binary). While the server drains, plain HTTP is still served and an upgrade gets 503
+// with Retry-After and Connection: close (upgrade_refused).
 //
 // Liveness: the handshake deadline runs from accept to the end of the first request (or of the
 // upgrade) and is not extended by arriving bytes (slowloris); reader idle runs from accept;
@@ -111,6 +113,7 @@ public:
         if (!closing_) finish(close_cause::max_lifetime);  // mid-upgrade
     }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
+    [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
     void on_close_timeout() {
         if (ws_ && ws_->next_layer().in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
@@ -161,6 +164,7 @@ private:
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         auto& req = parser_->get();
         if (websocket::is_upgrade(req)) {
+            if (worker_.draining) return reply_unavailable();
             // Beast 1.81 checks only that the key is there and at most 24 characters.
             if (!valid_websocket_key(req[http::field::sec_websocket_key]))
                 return reply_bad_request("invalid Sec-WebSocket-Key (RFC 6455 4.2.1: the base64 of 16 bytes)");
@@ -203,6 +207,21 @@ private:
         write_response(std::move(res));
     }
 
+    // The server drains: no new WebSocket. The client is told to go elsewhere (or come back
+    // after the restart) and the connection is closed.
+    void reply_unavailable() {
+        set_cause(close_cause::upgrade_refused);
+        timers_.handshake_done();
+        auto res = std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, 11);
+        res->set(http::field::server, "idlewheel demo_server");
+        res->set(http::field::content_type, "text/plain");
+        res->set(http::field::retry_after, "1");
+        res->keep_alive(false);
+        res->body() = "server shutting down: no new WebSocket sessions\n";
+        res->prepare_payload();
+        write_response(std::move(res));
+    }
+
     // ---- WebSocket ------------------------------------------------------------------------
     void upgrade(http::request<http::empty_body> req) {
         worker_.counters.became(session_kind::http, session_kind::websocket);
@@ -221,7 +240,7 @@ private:
         if (closed_) return;
         if (ec) return finish(close_cause::error);
         timers_.handshake_done();
-        if (worker_.stopping) return shutdown();  // the server began stopping during the upgrade: 1001 now
+        if (worker_.draining) return shutdown();  // the server began stopping during the upgrade: 1001 now
         timers_.started(true);
         read_message();
     }

@@ -45,11 +45,12 @@ enum class close_cause : unsigned {
     bad_request,        // malformed HTTP or WebSocket upgrade (400)
     shutdown,           // the server is stopping (WebSocket: close 1001)
     max_lifetime,       // open for --max-lifetime (WebSocket: close 1000 "max lifetime")
+    upgrade_refused,    // a WebSocket upgrade while the server drains (503, Retry-After, closed)
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
     "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime"};
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",   "upgrade_refused"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
@@ -88,6 +89,10 @@ public:
     [[nodiscard]] virtual std::size_t unsent_bytes() const noexcept = 0;  // echo queued, not yet written
     virtual void drop_over_budget() = 0;  // --max-backlog-total passed: close now, counted as backlog_budget
     [[nodiscard]] virtual steady::time_point last_active() const noexcept = 0;  // worker::coarse_now at its last read
+    // A plain-HTTP session (not a WebSocket): the drain leaves it open, so /stats and /metrics
+    // keep answering; it is closed at the end of the drain (server::wait_for_sessions).
+    [[nodiscard]] virtual bool plain_http() const noexcept { return false; }
+
 protected:
     ~session_base() = default;
 };
@@ -177,22 +182,28 @@ public:
     void add(session_base* s) { sessions_.insert(s); }
     void remove(session_base* s) { sessions_.erase(s); }
     [[nodiscard]] std::size_t session_count() const { return sessions_.size(); }
-    // Server stopping, the graceful step: every session is asked to close (WebSocket 1001),
-    // spread uniformly over `spread` (0: all at once), the longest idle first.
+    // Server stopping, the graceful step: every TCP and WebSocket session is asked to close
+    // (WebSocket 1001), spread uniformly over `spread` (0: all at once), the longest idle first.
+    // Plain-HTTP sessions stay (and new ones are still started): /stats and /metrics answer
+    // during the drain, upgrades get 503 (web_session). shutdown_all() ends them afterwards.
     void drain(std::chrono::nanoseconds spread) {
-        stopping = true;
-        snapshot_timer_.cancel();
-        drain_order_.assign(sessions_.begin(), sessions_.end());
+        draining = true;
+        drain_order_.clear();
+        for (auto* s : sessions_)
+            if (!s->plain_http()) drain_order_.push_back(s);
         std::stable_sort(drain_order_.begin(), drain_order_.end(), [](const session_base* a, const session_base* b) {
             return a->last_active() < b->last_active();
         });
         drain_started_ = steady::now();
         drain_spread_ = spread;
         drain_next_ = 0;
+        drain_begun.store(true, std::memory_order_release);
         drain_step();
     }
-    // Server stopping, the abrupt step: every session's socket is closed now.
+    // Server stopping, the last step: every session, plain HTTP included, is closed now
+    // (`abrupt`: its socket dropped; otherwise WebSocket 1001) and no new session starts.
     void shutdown_all(bool abrupt) {
+        draining = true;
         stopping = true;
         snapshot_timer_.cancel();
         drain_timer_.cancel();
@@ -249,7 +260,9 @@ public:
     idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
     std::optional<liveness_configs> shared_liveness;  // the sessions' liveness configs (wheel mode only)
     worker_counters counters;
-    bool stopping = false;                  // on the worker's thread
+    bool draining = false;                  // on the worker's thread: drain() began; no TCP / WebSocket session starts
+    bool stopping = false;                  // on the worker's thread: shutdown_all() ran; no session starts
+    std::atomic<bool> drain_begun{false};   // drain() ran (read by the server's thread)
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
     // steady::now() as of the last snapshot (every 250 ms): what sessions stamp their last read
     // with, for the drain's "idle first" order, without a clock read per read.

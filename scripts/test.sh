@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, and runs every test twice — an
 # optimised build with assertions (with the benchmarks' smoke runs, the fuzzers' short run,
-# the TSan server run, the Python client and the headless-Chromium dashboard check); then the
+# the TSan server run, the Python client, the headless-Chromium dashboard check and the
+# promtool / Prometheus checks of /metrics); then the
 # library's unit tests on every other supported Asio: Boost 1.83 and 1.88 (headers from
 # Debian 13, fetched by scripts/fetch_boost.sh, Boost.Test header-only) and standalone Asio
 # (Debian 12's libasio-dev, 1.22); then the library, demo and reliability tests again under
@@ -32,6 +33,6 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWH
   -DIDLEWHEEL_SANITIZE=address,undefined >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

@@ -4,7 +4,7 @@
 //   connection cycles  connect, maybe one echo (TCP) or a WebSocket upgrade + echo + close
 //                      handshake, disconnect; until a count or a deadline is reached
 //   echoers            long-lived TCP / WebSocket clients echoing in a loop until a deadline
-//   stats pollers      GET /stats in a loop until a deadline
+//   stats pollers      GET /stats and GET /metrics in turn, in a loop until a deadline
 //   idlers             TCP / WebSocket clients that connect and stay silent until the server
 //                      kicks them (the WebSocket ones answer pings, as Beast does while a
 //                      read is pending), then reconnect, until a deadline
@@ -180,18 +180,19 @@ inline asio::awaitable<void> websocket_echoer(shared_state& st, unsigned id) {
 
 inline asio::awaitable<void> stats_poller(shared_state& st) {
     try {
-        while (st.time_left()) {
+        for (bool metrics = false; st.time_left(); metrics = !metrics) {  // /stats and /metrics in turn
             tcp::socket s(co_await asio::this_coro::executor);
             co_await s.async_connect(st.http_ep, use_awaitable);
-            http::request<http::empty_body> req{http::verb::get, "/stats", 11};
+            http::request<http::empty_body> req{http::verb::get, metrics ? "/metrics" : "/stats", 11};
             req.set(http::field::host, st.host_port());
             req.keep_alive(false);
             co_await http::async_write(s, req, use_awaitable);
             beast::flat_buffer buffer;
             http::response<http::string_body> res;
             co_await http::async_read(s, buffer, res, use_awaitable);
-            if (res.result() != http::status::ok || res.body().find("\"closed\"") == std::string::npos)
-                throw std::runtime_error("bad /stats answer: " + res.body());
+            const char* expected = metrics ? "idlewheel_demo_sessions_closed_total{" : "\"closed\"";
+            if (res.result() != http::status::ok || res.body().find(expected) == std::string::npos)
+                throw std::runtime_error(std::string("bad ") + (metrics ? "/metrics" : "/stats") + " answer: " + res.body());
             st.stats_polls.fetch_add(1, std::memory_order_relaxed);
             asio::steady_timer pause(s.get_executor(), std::chrono::milliseconds(20));
             co_await pause.async_wait(use_awaitable);

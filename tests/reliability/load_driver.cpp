@@ -1,5 +1,5 @@
 // reliability_load: drives a running demo_server with concurrent TCP and WebSocket clients and
-// /stats pollers for a while (tsan.sh uses it against the TSan build). Exit 0 if every client
+// /stats and /metrics pollers for a while (tsan.sh uses it against the TSan build). Exit 0 if every client
 // got what it expected, 1 otherwise.
 //
 //   reliability_load --tcp-port P --http-port P [--host 127.0.0.1] [--seconds 10] [--threads 2]

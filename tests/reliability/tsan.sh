@@ -2,7 +2,7 @@
 # demo_server under ThreadSanitizer: build it with -fsanitize=thread in its
 # own build directory, run it with --threads 2, drive it for a while with concurrent TCP and
 # WebSocket echo clients, connection churn, idle clients that get kicked (WebSocket ones answer
-# pings) and /stats pollers, stop it with SIGTERM, and fail if TSan reported anything.
+# pings) and /stats + /metrics pollers, stop it with SIGTERM, and fail if TSan reported anything.
 #
 #   tsan.sh [SOURCE_DIR [TSAN_BUILD_DIR [RELIABILITY_LOAD]]]
 #
