@@ -18,6 +18,14 @@
 #include <cstddef>
 #include <cstdint>
 
+// The few functions on the schedule path that the compiler would otherwise keep out of line
+// (GCC 12 did for admit(), costing 0.4 ns of a 4 ns per_tick schedule + cancel).
+#if defined(__GNUC__) || defined(__clang__)
+#define IDLEWHEEL_HOT_INLINE [[gnu::always_inline]] inline
+#else
+#define IDLEWHEEL_HOT_INLINE inline
+#endif
+
 namespace idlewheel::detail {
 
 // The data structure, as the first base of wheel_core: a node's owner (a wheel*) then finds
@@ -197,21 +205,32 @@ private:
 
     // The checks and the bookkeeping of putting `e` anywhere (wheel or staging list): refuses
     // if stopped or full, takes it out of where it was (this wheel or another), counts it.
-    bool admit(timer_entry& e, std::size_t max_pending) noexcept {
+    // Kept small for the common cases (a new entry, one of this wheel's moving) so that it
+    // inlines into schedule; the rest is in admit_rare().
+    IDLEWHEEL_HOT_INLINE bool admit(timer_entry& e, std::size_t max_pending) noexcept {
         wheel_core* const from = e.linked() ? e.core() : nullptr;
-        if (stopped_ || (from != this && max_pending != 0 && pending() >= max_pending)) {
-            ++counters_.rejected;
-            return false;
-        }
-        if (from == this) {  // rescheduling a pending entry of this wheel
+        if (stopped_) return reject();
+        if (from == this) {  // rescheduling a pending entry of this wheel: never refused as full
             detach(e);
             ++counters_.rescheduled;
-        } else if (from != nullptr) {  // of another wheel
-            from->cancel(e);
+        } else if (from != nullptr || (max_pending != 0 && pending() >= max_pending)) {
+            if (!admit_rare(e, from, max_pending)) return false;
         }
         e.set_owner(&wheel_);
         ++counters_.scheduled;
         return true;
+    }
+
+    // admit() for an entry of another wheel, or with max_pending to check.
+    bool admit_rare(timer_entry& e, wheel_core* from, std::size_t max_pending) noexcept {
+        if (max_pending != 0 && pending() >= max_pending) return reject();
+        if (from != nullptr) from->cancel(e);  // an entry of another wheel
+        return true;
+    }
+
+    bool reject() noexcept {
+        ++counters_.rejected;
+        return false;
     }
 
     void detach(timer_entry& e) noexcept {
