@@ -122,7 +122,8 @@ public:
 // `http` and moves to `websocket` when it upgrades.
 struct liveness_configs {
     liveness_configs(worker& w, idlewheel::wheel_timer& wheel, const config& c, idlewheel::liveness_stats& stats)
-        : tcp(w, wheel, tcp_options(c), stats), http(w, wheel, http_options(c), stats),
+        : tcp(w, wheel, tcp_options(c), stats),
+          http(w, wheel, http_options(c), stats),
           websocket(w, wheel, websocket_options(c), stats) {}
 
     liveness_config tcp;        // reader idle; the drain after the client's FIN (--close-timeout)
@@ -256,8 +257,8 @@ public:
     const config& cfg;
     const unsigned index;
     asio::io_context io{1};
-    idlewheel::wheel_timer wheel;        // used by --timers=wheel; idle (never armed) otherwise
-    idlewheel::liveness_stats liveness;  // what this thread's liveness objects decided (wheel mode)
+    idlewheel::wheel_timer wheel;                     // used by --timers=wheel; idle (never armed) otherwise
+    idlewheel::liveness_stats liveness;               // what this thread's liveness objects decided (wheel mode)
     std::optional<liveness_configs> shared_liveness;  // the sessions' liveness configs (wheel mode only)
     worker_counters counters;
     bool draining = false;                  // on the worker's thread: drain() began; no TCP / WebSocket session starts

@@ -373,7 +373,8 @@ spent expire_handle_round(std::size_t n) {
     asio::io_context io{1};
     steady_wheel wheel{io};
     expire_plan plan;
-    for (std::size_t i = 0; i < n; ++i) (void)wheel.schedule(plan.delay(), count_fn{&fired});  // handle dropped: freed after it runs
+    for (std::size_t i = 0; i < n; ++i)
+        (void)wheel.schedule(plan.delay(), count_fn{&fired});  // handle dropped: freed after it runs
     expire_plan::wait_until_due(std::max(plan.due, expire_plan::clock::now()));
     const spent s = timed([&] { io.run(); });
     if (fired != n) throw std::runtime_error("expire_handle: not every callback ran");
@@ -399,7 +400,8 @@ spent expire_watch_round(std::size_t n) {
     std::uint64_t reports = 0;
     asio::io_context io{1};
     steady_wheel wheel{io};
-    object_array<watch_session<steady_wheel>> sessions(n, wheel, std::chrono::nanoseconds(expire_plan::lead), &reports, true);
+    object_array<watch_session<steady_wheel>> sessions(n, wheel, std::chrono::nanoseconds(expire_plan::lead), &reports,
+                                                       true);
     for (auto& s : sessions) s.watch.start();
     expire_plan::wait_until_due(expire_plan::clock::now() + expire_plan::lead);
     const spent s = timed([&] { io.run(); });
@@ -484,7 +486,9 @@ void register_idlewheel(const bench_options& o) {
     add_case(family::schedule_cancel, "idlewheel_node_turn", schedule_cancel_node_turn);
 
     const std::size_t live_ticks = o.live_ticks;
-    add_case(family::touch, "idlewheel_watch", [live_ticks](benchmark::State& st) { touch_watch_live(st, live_ticks); }, plan::once);
+    add_case(
+        family::touch, "idlewheel_watch", [live_ticks](benchmark::State& st) { touch_watch_live(st, live_ticks); },
+        plan::once);
     add_case(family::touch, "idlewheel_watch_manual", touch_watch);
     add_case(family::touch, "idlewheel_watch_pure", touch_watch_pure);
     add_case(family::touch, "idlewheel_node", touch_node);

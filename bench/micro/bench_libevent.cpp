@@ -168,8 +168,8 @@ void idle(benchmark::State& st, std::chrono::milliseconds window) {
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
         event* stop = event_new(
-            base.get(), fds[0], EV_READ, [](evutil_socket_t, short, void* b) { event_base_loopbreak(static_cast<event_base*>(b)); },
-            base.get());
+            base.get(), fds[0], EV_READ,
+            [](evutil_socket_t, short, void* b) { event_base_loopbreak(static_cast<event_base*>(b)); }, base.get());
         event_add(stop, nullptr);
         const idle_result r = probe_idle([&] { event_base_dispatch(base.get()); },
                                          [&] { [[maybe_unused]] auto w = ::write(fds[1], "x", 1); }, window);

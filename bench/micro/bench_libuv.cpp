@@ -113,7 +113,8 @@ void idle(benchmark::State& st, std::chrono::milliseconds window) {
         for (auto& t : uv.timers) uv_timer_start(&t, &on_timer, ms(far_delay), 0);
         uv_async_t stop{};
         uv_async_init(&uv.loop, &stop, [](uv_async_t* a) { uv_stop(a->loop); });
-        const idle_result r = probe_idle([&] { uv_run(&uv.loop, UV_RUN_DEFAULT); }, [&] { uv_async_send(&stop); }, window);
+        const idle_result r =
+            probe_idle([&] { uv_run(&uv.loop, UV_RUN_DEFAULT); }, [&] { uv_async_send(&stop); }, window);
         report_idle(st, r);
         if (fired != 0) st.SetLabel("a callback ran while idle");
         uv_close(reinterpret_cast<uv_handle_t*>(&stop), nullptr);

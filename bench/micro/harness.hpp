@@ -104,7 +104,6 @@ inline std::int64_t expire_rounds(std::size_t n, std::int64_t cap) {
     return r < 1 ? 1 : (r > cap ? cap : r);
 }
 
-
 // CPU seconds of the calling thread (what Google Benchmark's "CPU" column counts too): robust
 // against other processes on a shared 2-core machine, and honest for loops that sleep.
 inline double thread_cpu_seconds() noexcept {
@@ -152,7 +151,9 @@ void run_expire(benchmark::State& st, Round&& round) {
 // `window` the one that built and armed the N connection objects.
 inline void report_memory(benchmark::State& st, std::size_t n, const alloc_count::snapshot& fixed,
                           const alloc_count::snapshot& window, std::size_t object_bytes) {
-    const auto per = [n](std::int64_t v) { return benchmark::Counter(static_cast<double>(v) / static_cast<double>(n)); };
+    const auto per = [n](std::int64_t v) {
+        return benchmark::Counter(static_cast<double>(v) / static_cast<double>(n));
+    };
     st.counters["bytes_per_timeout"] = per(window.footprint);
     st.counters["counted_bytes_per_timeout"] = per(window.usable);
     st.counters["allocs_per_timeout"] = per(window.blocks);
@@ -237,7 +238,10 @@ inline void register_cases(const bench_options& o) {
                 switch (c.how) {
                     case plan::timed: b->Unit(benchmark::kNanosecond); break;
                     case plan::rounds:
-                        b->UseManualTime()->Iterations(expire_rounds(n, o.max_rounds))->Repetitions(1)->Unit(benchmark::kMillisecond);
+                        b->UseManualTime()
+                            ->Iterations(expire_rounds(n, o.max_rounds))
+                            ->Repetitions(1)
+                            ->Unit(benchmark::kMillisecond);
                         break;
                     case plan::once: b->Iterations(1)->Repetitions(1)->Unit(benchmark::kMillisecond); break;
                 }

@@ -25,8 +25,8 @@ namespace bench {
 
 struct idle_result {
     double seconds = 0;
-    std::int64_t voluntary = 0;     ///< voluntary context switches of the loop thread in the window
-    std::int64_t involuntary = 0;   ///< preemptions (not wake-ups; reported for completeness)
+    std::int64_t voluntary = 0;    ///< voluntary context switches of the loop thread in the window
+    std::int64_t involuntary = 0;  ///< preemptions (not wake-ups; reported for completeness)
 };
 
 inline bool read_switches(long tid, std::int64_t& voluntary, std::int64_t& involuntary) {

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
 
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::AddCustomContext("malloc_counted", bench::alloc_count::counting_available() ? "yes" : "no (sanitizer build)");
+    benchmark::AddCustomContext("malloc_counted",
+                                bench::alloc_count::counting_available() ? "yes" : "no (sanitizer build)");
 
     bench::register_idlewheel(options);
     bench::register_asio(options);

@@ -14,7 +14,9 @@ struct shifted_clock {
     using period = duration::period;
     using time_point = std::chrono::time_point<shifted_clock>;
     static constexpr bool is_steady = true;
-    static time_point now() noexcept { return time_point(std::chrono::steady_clock::now().time_since_epoch() + offset()); }
+    static time_point now() noexcept {
+        return time_point(std::chrono::steady_clock::now().time_since_epoch() + offset());
+    }
     static void jump(duration d) noexcept { offset() += d; }
 
 private:

@@ -31,7 +31,7 @@ namespace bench {
 
 using namespace std::chrono_literals;
 
-inline constexpr std::chrono::milliseconds op_delay = 30s;         // what every op arms
+inline constexpr std::chrono::milliseconds op_delay = 30s;        // what every op arms
 inline constexpr std::chrono::milliseconds background_min = 15s;  // background deadlines ...
 inline constexpr std::chrono::milliseconds background_max = 30s;  // ... spread over this range
 inline constexpr std::chrono::milliseconds far_delay = 1h;        // idle test: nothing due

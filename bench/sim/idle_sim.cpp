@@ -71,7 +71,7 @@ struct options {
     std::string clock = "manual";
     std::string json;
     std::string object = "idle_watch";  // or session_liveness
-    double slack_ms = 50;  // real clock: wake-up delay allowed on top of two ticks
+    double slack_ms = 50;               // real clock: wake-up delay allowed on top of two ticks
 };
 
 std::chrono::nanoseconds idle_time(const options& o) {
@@ -275,7 +275,8 @@ run_result drive(const options& o, Sim& sim, const activity_schedule& sched, std
         }
         if (t < warm_ticks || opened < o.sessions) {
             // Open sessions evenly over the warm-up (all at once if there is none).
-            const std::size_t target = warm_ticks == 0 ? o.sessions : std::min(o.sessions, (t + 1) * o.sessions / warm_ticks);
+            const std::size_t target =
+                warm_ticks == 0 ? o.sessions : std::min(o.sessions, (t + 1) * o.sessions / warm_ticks);
             while (opened < target) sim.open(opened++);
         }
         for (const std::uint32_t s : sched.by_tick[t])
@@ -392,23 +393,26 @@ int run_with(const options& o) {
         "idlewheel_sim object=%s clock=%s sessions=%zu idle=%gs active=%g%%/s tick=%lldms warmup=%gs measured=%gs: "
         "cpu=%.3fs (%.2f%% of one core; target < %g%%: %s), wall=%.2fs, touches=%zu, wakeups=%llu, callbacks=%llu, "
         "kicks=%zu (all %zu: early=%zu late=%zu missed=%zu, worst lateness %.1f ms, other events %zu) %s",
-        o.object.c_str(), o.clock.c_str(), o.sessions, o.idle, o.active * 100, static_cast<long long>(o.tick_ms), o.warmup,
-        r.sim_s, r.cpu_s, percent, target, percent < target ? "met" : "MISSED", r.wall_s, r.touches, static_cast<unsigned long long>(r.stats_measured.wakeups),
+        o.object.c_str(), o.clock.c_str(), o.sessions, o.idle, o.active * 100, static_cast<long long>(o.tick_ms),
+        o.warmup, r.sim_s, r.cpu_s, percent, target, percent < target ? "met" : "MISSED", r.wall_s, r.touches,
+        static_cast<unsigned long long>(r.stats_measured.wakeups),
         static_cast<unsigned long long>(r.stats_measured.expired), r.kicks_measured, r.check.kicks, r.check.early,
         r.check.late, r.check.missed, r.check.worst_late_ms, r.unexpected, ok ? "CHECK OK" : "CHECK FAILED");
-    if (o.clock == "manual") std::printf(" [manual-clock driver alone: %.3fs = %.2f%%]", r.driver_cpu_s, driver_percent);
+    if (o.clock == "manual")
+        std::printf(" [manual-clock driver alone: %.3fs = %.2f%%]", r.driver_cpu_s, driver_percent);
     std::printf("\n");
     if (!o.json.empty()) {
         std::ofstream out(o.json);
-        out << "{\"object\": \"" << o.object << "\", \"clock\": \"" << o.clock << "\", \"sessions\": " << o.sessions << ", \"idle_s\": " << o.idle
-            << ", \"active_per_s\": " << o.active << ", \"tick_ms\": " << o.tick_ms << ", \"warmup_s\": " << o.warmup
-            << ", \"sim_s\": " << r.sim_s << ", \"cpu_s\": " << r.cpu_s << ", \"cpu_percent\": " << percent
-            << ", \"driver_cpu_s\": " << r.driver_cpu_s << ", \"driver_cpu_percent\": " << driver_percent
-            << ", \"wall_s\": " << r.wall_s << ", \"touches\": " << r.touches
-            << ", \"wakeups\": " << r.stats_measured.wakeups << ", \"callbacks\": " << r.stats_measured.expired
-            << ", \"kicks_measured\": " << r.kicks_measured << ", \"kicks\": " << r.check.kicks
-            << ", \"early\": " << r.check.early << ", \"late\": " << r.check.late << ", \"missed\": " << r.check.missed
-            << ", \"worst_late_ms\": " << r.check.worst_late_ms << ", \"check_ok\": " << (ok ? "true" : "false") << "}\n";
+        out << "{\"object\": \"" << o.object << "\", \"clock\": \"" << o.clock << "\", \"sessions\": " << o.sessions
+            << ", \"idle_s\": " << o.idle << ", \"active_per_s\": " << o.active << ", \"tick_ms\": " << o.tick_ms
+            << ", \"warmup_s\": " << o.warmup << ", \"sim_s\": " << r.sim_s << ", \"cpu_s\": " << r.cpu_s
+            << ", \"cpu_percent\": " << percent << ", \"driver_cpu_s\": " << r.driver_cpu_s
+            << ", \"driver_cpu_percent\": " << driver_percent << ", \"wall_s\": " << r.wall_s
+            << ", \"touches\": " << r.touches << ", \"wakeups\": " << r.stats_measured.wakeups
+            << ", \"callbacks\": " << r.stats_measured.expired << ", \"kicks_measured\": " << r.kicks_measured
+            << ", \"kicks\": " << r.check.kicks << ", \"early\": " << r.check.early << ", \"late\": " << r.check.late
+            << ", \"missed\": " << r.check.missed << ", \"worst_late_ms\": " << r.check.worst_late_ms
+            << ", \"check_ok\": " << (ok ? "true" : "false") << "}\n";
     }
     return ok ? 0 : 1;
 }
@@ -427,17 +431,28 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string v;
         try {
-            if (take(argv[i], "--sessions", v)) o.sessions = std::stoul(v);
-            else if (take(argv[i], "--seconds", v)) o.seconds = std::stod(v);
-            else if (take(argv[i], "--warmup", v)) o.warmup = std::stod(v);
-            else if (take(argv[i], "--active", v)) o.active = std::stod(v);
-            else if (take(argv[i], "--idle", v)) o.idle = std::stod(v);
-            else if (take(argv[i], "--tick_ms", v)) o.tick_ms = std::stoll(v);
-            else if (take(argv[i], "--clock", v)) o.clock = v;
-            else if (take(argv[i], "--json", v)) o.json = v;
-            else if (take(argv[i], "--slack_ms", v)) o.slack_ms = std::stod(v);
-            else if (take(argv[i], "--object", v)) o.object = v;
-            else throw std::invalid_argument(argv[i]);
+            if (take(argv[i], "--sessions", v))
+                o.sessions = std::stoul(v);
+            else if (take(argv[i], "--seconds", v))
+                o.seconds = std::stod(v);
+            else if (take(argv[i], "--warmup", v))
+                o.warmup = std::stod(v);
+            else if (take(argv[i], "--active", v))
+                o.active = std::stod(v);
+            else if (take(argv[i], "--idle", v))
+                o.idle = std::stod(v);
+            else if (take(argv[i], "--tick_ms", v))
+                o.tick_ms = std::stoll(v);
+            else if (take(argv[i], "--clock", v))
+                o.clock = v;
+            else if (take(argv[i], "--json", v))
+                o.json = v;
+            else if (take(argv[i], "--slack_ms", v))
+                o.slack_ms = std::stod(v);
+            else if (take(argv[i], "--object", v))
+                o.object = v;
+            else
+                throw std::invalid_argument(argv[i]);
         } catch (const std::exception&) {
             std::cerr << "idlewheel_sim: bad argument " << argv[i]
                       << "\nusage: idlewheel_sim [--sessions=1000000] [--seconds=60] [--warmup=30] [--active=0.10]"
@@ -449,7 +464,8 @@ int main(int argc, char** argv) {
     if (o.sessions == 0 || o.sessions > 0xffffffffULL || o.tick_ms <= 0 || 1000 % o.tick_ms != 0 || o.seconds <= 0 ||
         o.warmup < 0 || o.active < 0 || o.active > 1 || o.idle <= 0 ||
         (o.object != "idle_watch" && o.object != "session_liveness")) {
-        std::cerr << "idlewheel_sim: out-of-range option (tick_ms must divide 1000; object idle_watch or session_liveness)\n";
+        std::cerr
+            << "idlewheel_sim: out-of-range option (tick_ms must divide 1000; object idle_watch or session_liveness)\n";
         return 2;
     }
     return o.object == "session_liveness" ? run_with<liveness_simulation>(o) : run_with<watch_simulation>(o);
