@@ -188,8 +188,8 @@ public:
     // clang-format off
     template <class Rep, class Period, class F>
         requires std::is_invocable_v<std::decay_t<F>&>
-        // clang-format on
-        timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
+    timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
+    // clang-format on
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.

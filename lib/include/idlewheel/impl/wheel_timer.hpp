@@ -102,8 +102,8 @@ basic_wheel_timer<Clock, Executor>::~basic_wheel_timer() {
 template <class Clock, class Executor>
 template <class Rep, class Period, class F>
     requires std::is_invocable_v<std::decay_t<F>&>
+timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
     // clang-format on
-    timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
     check_executor();
     if (stopped_) {
         ++counters_.rejected;
