@@ -4,9 +4,9 @@
 
 // idlewheel::liveness_stats: what the liveness objects decided, by cause. The timer counts
 // timeouts (wheel_stats); the liveness layer counts its own outcomes here. A server keeps one
-// per wheel (per io_context thread) and hands its address to the liveness objects of that
-// thread's sessions; a null pointer counts nothing. Plain counters: read them on the thread
-// that owns them.
+// per wheel (per io_context thread, or per wheel_pool shard) and hands its address to the
+// liveness objects of that wheel's sessions; a null pointer counts nothing. Plain counters:
+// read them on the wheel's executor (a pool: wheel_pool::async_for_each), and sum them with +=.
 
 #include <cstdint>
 
@@ -20,6 +20,18 @@ struct liveness_stats {
     std::uint64_t dead_peers = 0;          ///< heartbeat peers declared dead (no answer in time)
     std::uint64_t handshake_timeouts = 0;  ///< deadlines expired with error::handshake_timeout
     std::uint64_t operation_timeouts = 0;  ///< other deadline expiries
+
+    /// Adds another thread's or shard's counts (a wheel_pool's sum).
+    liveness_stats& operator+=(const liveness_stats& o) noexcept {
+        reader_idle += o.reader_idle;
+        writer_idle += o.writer_idle;
+        all_idle += o.all_idle;
+        pings_sent += o.pings_sent;
+        dead_peers += o.dead_peers;
+        handshake_timeouts += o.handshake_timeouts;
+        operation_timeouts += o.operation_timeouts;
+        return *this;
+    }
 };
 
 }  // namespace idlewheel

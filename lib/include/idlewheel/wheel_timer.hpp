@@ -143,6 +143,25 @@ struct wheel_stats {
         std::chrono::microseconds(100000), std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
     std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};
     std::chrono::nanoseconds lateness_sum{0};  ///< sum of the lateness of every callback counted above
+
+    /// Adds another wheel's figures (a wheel_pool's sum): pending and every counter add, the
+    /// lateness histogram adds bucket by bucket, worst_lateness takes the larger.
+    wheel_stats& operator+=(const wheel_stats& o) noexcept {
+        pending += o.pending;
+        scheduled += o.scheduled;
+        rescheduled += o.rescheduled;
+        expired += o.expired;
+        cancelled += o.cancelled;
+        stopped += o.stopped;
+        rejected += o.rejected;
+        wakeups += o.wakeups;
+        idle_wakeups += o.idle_wakeups;
+        ticks_advanced += o.ticks_advanced;
+        if (o.worst_lateness > worst_lateness) worst_lateness = o.worst_lateness;
+        for (std::size_t i = 0; i < lateness_count.size(); ++i) lateness_count[i] += o.lateness_count[i];
+        lateness_sum += o.lateness_sum;
+        return *this;
+    }
 };
 
 namespace detail {
@@ -306,6 +325,7 @@ private:
     void on_wake();
     void run_and_rearm_after();
     void check_executor() const noexcept;
+    void check_caller() const noexcept override { check_executor(); }
 
     duration tick_;
     time_point origin_;
@@ -326,6 +346,7 @@ private:
     duration wake_elapsed_{};
     duration last_wake_ = duration::min() / 2;  // the previous wake-up's time (see on_wake)
     detail::activity_epochs epochs_;            // closed at wake-ups; used by the liveness layer only
+    mutable detail::owner_thread owner_;        // the executor check's (detail/executor_check.hpp)
 };
 
 /// The wheel timer on std::chrono::steady_clock.

@@ -2,37 +2,97 @@
 #ifndef IDLEWHEEL_DETAIL_EXECUTOR_CHECK_HPP
 #define IDLEWHEEL_DETAIL_EXECUTOR_CHECK_HPP
 
-// Debug check behind "every call happens on the wheel's executor". A call is wrong when the
-// calling thread is inside some io_context's run() (it is running a handler) and that handler
-// is not running on the wheel's executor: the classic bug of a multi-threaded server touching
-// another thread's wheel. Calls made outside any run() (setting up in main() before run(),
-// tests) are allowed, as Asio allows them for its own I/O objects.
+// The check behind "every call happens on the wheel's executor" (README, Threading).
+//
+// When it runs: IDLEWHEEL_CHECK_EXECUTOR=1, which is the default unless NDEBUG is defined (so
+// debug builds check, release builds do not: the check reads thread-local state, which costs
+// more than a touch or a per_tick schedule + cancel). Define IDLEWHEEL_CHECK_EXECUTOR=1 to keep
+// it in a release build, =0 to drop it from a debug one.
+//
+// What it checks, on every wheel_timer member that changes the wheel, every cancel of a
+// timeout / node / liveness object, and every activity mark of a liveness object:
+//  - a call made while the calling thread is not running any Asio handler (main() before
+//    run(), after run() returned, a test driving poll()) is allowed, as Asio allows it for its
+//    own I/O objects: that is setting up and tearing down;
+//  - a call made from inside a handler must be on the wheel's executor: for a wheel on a
+//    strand, inside that strand; for a wheel on an io_context's own executor, inside that
+//    io_context, AND always on the same thread: the first thread that calls the wheel from
+//    inside run() owns it. This is what catches a wheel on an io_context run by several
+//    threads (running_in_this_thread() is true on every one of them): the second thread is
+//    reported even if the two calls never overlap. A single-threaded io_context moved to
+//    another thread later (run() on a new thread after the first returned) is reported too:
+//    give such a wheel a strand.
+//  - an executor type the check does not know (a user's own) is not checked.
+// A violation prints what happened and what to do on stderr and calls std::abort(): the
+// program stops at the first misuse, before the wheel's lists can be corrupted.
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/check_config.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <type_traits>
+
 
 namespace idlewheel::detail {
 
-// True when `ex` can tell that the caller is not running on it; false when it is, or when it
-// cannot tell (an executor type we do not know).
-template <class Executor>
-bool known_not_running_in(const Executor& ex) noexcept {
-    using io_ex = net::io_context::executor_type;
-    using strand_ex = net::strand<io_ex>;
-    if constexpr (std::is_same_v<Executor, io_ex> || std::is_same_v<Executor, strand_ex>) {
-        return !ex.running_in_this_thread();
-    } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
-        if (const auto* e = ex.template target<io_ex>()) return !e->running_in_this_thread();
-        if (const auto* s = ex.template target<strand_ex>()) return !s->running_in_this_thread();
-        return false;
-    } else {
-        return false;
-    }
+[[noreturn]] inline void executor_misuse(const char* what) noexcept {
+    std::fprintf(stderr, "idlewheel: %s (see README.md, \"Threading\")\n", what);
+    std::fflush(stderr);
+    std::abort();
 }
 
+// The thread that owns a wheel on a plain io_context executor (see the top of this header).
+// An atomic so that the check itself is not a data race when two threads misuse a wheel.
+class owner_thread {
+public:
+    /// True if the calling thread owns it (becoming the owner if there was none yet).
+    bool claim() noexcept {
+        const auto me = std::this_thread::get_id();
+        auto owner = owner_.load(std::memory_order_relaxed);
+        if (owner == me) return true;
+        if (owner == std::thread::id()) return owner_.compare_exchange_strong(owner, me) || owner == me;
+        return false;
+    }
+
+private:
+    std::atomic<std::thread::id> owner_{};
+};
+
+inline constexpr const char* misuse_foreign_handler =
+    "a wheel_timer (or a timeout, node or liveness object of it) was called from a handler that is not "
+    "running on the wheel's executor: a handler of another io_context, or of a strand that is not the "
+    "wheel's. With idlewheel::wheel_pool, build each session's I/O objects on its shard's executor "
+    "(shard.get_executor()), so the session and its wheel share one strand";
+inline constexpr const char* misuse_two_threads =
+    "a wheel_timer on an io_context's own executor was called from two different threads: that io_context "
+    "is run by several threads, and a wheel is not thread-safe. Give each thread its own io_context and wheel, "
+    "or use idlewheel::wheel_pool (one wheel per strand, sessions on their wheel's strand)";
+
+// Checks a call on a wheel bound to `ex` (see the top of this header). `owner` is the wheel's.
 template <class Executor>
-bool called_from_foreign_handler(const Executor& ex) noexcept {
-    if (net::detail::thread_context::top_of_thread_call_stack() == nullptr) return false;
-    return known_not_running_in(ex);
+void check_caller(const Executor& ex, owner_thread& owner) noexcept {
+    using io_ex = net::io_context::executor_type;
+    using strand_ex = net::strand<io_ex>;
+    if (net::detail::thread_context::top_of_thread_call_stack() == nullptr) return;  // not in a handler
+    const io_ex* io = nullptr;
+    const strand_ex* strand = nullptr;
+    if constexpr (std::is_same_v<Executor, io_ex>) {
+        io = &ex;
+    } else if constexpr (std::is_same_v<Executor, strand_ex>) {
+        strand = &ex;
+    } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
+        io = ex.template target<io_ex>();
+        strand = ex.template target<strand_ex>();
+    }
+    if (strand != nullptr) {
+        if (!strand->running_in_this_thread()) executor_misuse(misuse_foreign_handler);
+    } else if (io != nullptr) {
+        if (!io->running_in_this_thread()) executor_misuse(misuse_foreign_handler);
+        if (!owner.claim()) executor_misuse(misuse_two_threads);
+    }
 }
 
 }  // namespace idlewheel::detail

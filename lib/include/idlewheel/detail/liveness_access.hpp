@@ -25,12 +25,14 @@ struct liveness_access {
     /// What a session stores for "activity now": a load and, once per epoch, a flag store and
     /// a request for a wake-up at the next tick. No clock read, no allocation.
     [[nodiscard]] static std::int64_t activity_mark(Wheel& w) noexcept {
+        w.check_executor();  // nothing unless IDLEWHEEL_CHECK_EXECUTOR (debug builds)
         if (w.epochs_.touch()) w.ask_next_tick();
         return w.epochs_.mark();
     }
 
     /// The same as a compact (32-bit) mark (activity_epochs::compact_mark).
     [[nodiscard]] static std::uint32_t compact_activity_mark(Wheel& w) noexcept {
+        w.check_executor();
         if (w.epochs_.touch()) w.ask_next_tick();
         return w.epochs_.compact_mark();
     }

@@ -11,6 +11,7 @@
 //  - if a callback destroys the wheel, the loop notices and touches nothing more.
 // basic_wheel_timer<Clock, Executor> adds the clock and the one Asio timer on top.
 
+#include <idlewheel/detail/check_config.hpp>
 #include <idlewheel/detail/destruction_guard.hpp>
 #include <idlewheel/detail/timer_entry.hpp>
 #include <idlewheel/detail/wheel.hpp>
@@ -47,6 +48,9 @@ public:
     /// Removes a pending entry without running it. False if it was not pending (it ran, is
     /// running, was cancelled, or was never scheduled). O(1).
     bool cancel(timer_entry& e) noexcept {
+#if IDLEWHEEL_CHECK_EXECUTOR
+        check_caller();  // a node, handle or liveness object cancelled off the wheel's executor
+#endif
         if (!e.linked()) return false;
         detach(e);
         ++counters_.cancelled;
@@ -60,6 +64,9 @@ protected:
     // Asks the driver for a wake-up at the next tick boundary (staged entries, and the
     // activity epoch the liveness layer touched, are handled there).
     virtual void wake_next_tick() noexcept = 0;
+
+    // Aborts with a message if called off the driver's executor (detail/executor_check.hpp).
+    virtual void check_caller() const noexcept = 0;
 
     // Asks for the next tick's wake-up, once per tick (the driver clears the flag when it
     // wakes up).

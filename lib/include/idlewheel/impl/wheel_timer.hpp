@@ -398,8 +398,9 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
 
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::check_executor() const noexcept {
-    assert(!detail::called_from_foreign_handler(timer_.get_executor()) &&
-           "idlewheel: a wheel_timer must be used on its own executor");
+#if IDLEWHEEL_CHECK_EXECUTOR
+    detail::check_caller(timer_.get_executor(), owner_);
+#endif
 }
 
 }  // namespace idlewheel

@@ -1,0 +1,304 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_WHEEL_POOL_HPP
+#define IDLEWHEEL_WHEEL_POOL_HPP
+
+// idlewheel::wheel_pool: wheels for ONE io_context run by N threads (the threading of Beast's
+// own example servers: `net::io_context ioc{threads}`, a strand per session).
+//
+// A wheel is not thread-safe, and must not be: its hot paths are plain stores. So the pool
+// shards: it holds S wheels, each on a strand of its own (a shard). A session is given a shard
+// where a Beast server calls `net::make_strand(ioc)`, and builds its I/O objects on the
+// shard's executor, so its handlers run on the shard's strand: the same strand as its wheel.
+// A touch stays a store, and every verdict (ping, idle close, drop, the session's hook)
+// already runs on the session's strand. The same split as tokio's per-worker timers,
+// seastar's shards and folly's wheel per EventBase, done with Asio strands.
+//
+//     net::io_context ioc{threads};
+//     idlewheel::wheel_pool pool(ioc);                      // 4 x hardware threads shards
+//     // accept: the connection gets a shard's strand, as it would get net::make_strand(ioc)
+//     acceptor.async_accept(pool.next().get_executor(), on_accept);
+//     // the session: its wheel (or one config per shard, idlewheel::per_shard) from its executor
+//     idlewheel::wheel_timer& wheel = pool.shard_of(socket.get_executor()).wheel();
+//
+// Every wheel of the pool is a plain wheel_timer (handles, nodes, async_wait, cancel_after,
+// repeating_timer, every liveness object work unchanged), with the rule every wheel has: use
+// it on its executor, here its shard's strand. Debug builds catch a call from anywhere else
+// (a session on a strand of its own, another shard's strand) and abort with what to do
+// (detail/executor_check.hpp). A session that keeps a private strand is not supported: its
+// liveness would have to cross strands on every touch; build its I/O objects on a shard's
+// executor instead (that executor IS a strand, exactly as net::make_strand would give it).
+//
+// Assignment is round robin (one relaxed atomic increment per next(), from any thread): with
+// S shards and T threads, each thread finds a shard's strand busy with another thread's work
+// only rarely when S is a few times T (the default, 4 x hardware threads), and sessions of
+// like lifetimes spread evenly (bench/README.md measures the imbalance). Shards are not
+// pinned to threads: any thread of the io_context runs any strand, so one busy shard never
+// leaves a thread idle while the others have work.
+//
+// Across shards: next(), shard_of(), operator[], size() and the shards' get_executor() are
+// safe from any thread. Everything else of a shard (its wheel, whatever lives on it) belongs to
+// its strand: reach it with async_for_each (stats, drain, stop), which runs a function on every
+// shard's strand and completes when all have run. Destroy the pool when no handler of its
+// strands can run any more (after the io_context's threads returned from run()), and after
+// everything that uses its wheels.
+
+#include <idlewheel/detail/asio.hpp>
+#include <idlewheel/timeout.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace idlewheel {
+
+/// Construction options of a wheel_pool.
+struct wheel_pool_options {
+    /// Number of shards (wheels, each on a strand of its own). 0: four per hardware thread
+    /// (std::thread::hardware_concurrency(), at least one).
+    std::size_t shards = 0;
+    /// The options of every shard's wheel.
+    wheel_options wheel{};
+};
+
+template <class Clock>
+class basic_wheel_pool {
+public:
+    using clock_type = Clock;
+    /// The executor of a shard: a strand of the io_context, of the type net::make_strand(ioc)
+    /// returns.
+    using executor_type = net::strand<net::io_context::executor_type>;
+    using wheel_type = basic_wheel_timer<Clock>;
+
+    /// One wheel on one strand.
+    class alignas(64) shard {
+    public:
+        /// The strand: build the session's socket / stream on it (e.g. async_accept(ex, ...)).
+        [[nodiscard]] const executor_type& get_executor() const noexcept { return strand_; }
+        /// The wheel: use it on get_executor() only.
+        [[nodiscard]] wheel_type& wheel() noexcept { return wheel_; }
+        [[nodiscard]] const wheel_type& wheel() const noexcept { return wheel_; }
+        /// 0 .. size() - 1.
+        [[nodiscard]] std::size_t index() const noexcept { return index_; }
+
+        shard(net::io_context& io, std::size_t index, const wheel_options& options)
+            : strand_(net::make_strand(io)), wheel_(typename wheel_type::executor_type(strand_), options), index_(index) {}
+        shard(const shard&) = delete;
+        shard& operator=(const shard&) = delete;
+
+    private:
+        executor_type strand_;
+        wheel_type wheel_;
+        std::size_t index_;
+    };
+
+    /// Makes the shards (no thread, nothing armed until used).
+    /// @throws std::invalid_argument for invalid wheel options.
+    explicit basic_wheel_pool(net::io_context& io, const wheel_pool_options& options = wheel_pool_options())
+        : io_(io.get_executor()) {
+        const std::size_t n = options.shards != 0 ? options.shards : default_shards();
+        for (std::size_t i = 0; i < n; ++i) shards_.emplace_back(io, i, options.wheel);
+    }
+
+    basic_wheel_pool(const basic_wheel_pool&) = delete;
+    basic_wheel_pool& operator=(const basic_wheel_pool&) = delete;
+
+    [[nodiscard]] std::size_t size() const noexcept { return shards_.size(); }
+    [[nodiscard]] shard& operator[](std::size_t i) noexcept { return shards_[i]; }
+    [[nodiscard]] const shard& operator[](std::size_t i) const noexcept { return shards_[i]; }
+
+    /// The shard for a new session, round robin. Any thread.
+    [[nodiscard]] shard& next() noexcept { return shards_[next_.fetch_add(1, std::memory_order_relaxed) % size()]; }
+
+    /// The shard whose strand `ex` is (the executor of a socket accepted on a shard's
+    /// executor, or of a stream built on it), or nullptr. Any thread; O(size()).
+    template <class Executor>
+    [[nodiscard]] shard* find(const Executor& ex) noexcept {
+        const executor_type* strand = nullptr;
+        if constexpr (std::is_same_v<Executor, executor_type>) {
+            strand = &ex;
+        } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
+            strand = ex.template target<executor_type>();
+        }
+        if (strand == nullptr) return nullptr;
+        for (auto& s : shards_)
+            if (s.get_executor() == *strand) return &s;
+        return nullptr;
+    }
+
+    /// As find(), for an executor that must be a shard's.
+    /// @throws std::invalid_argument if it is not (an I/O object not built on a shard's executor).
+    template <class Executor>
+    [[nodiscard]] shard& shard_of(const Executor& ex) {
+        if (shard* s = find(ex)) return *s;
+        throw std::invalid_argument(
+            "idlewheel::wheel_pool::shard_of: not the executor of one of the pool's shards (build the session's "
+            "socket on pool.next().get_executor())");
+    }
+
+    /// Runs `f(shard&)` on every shard's strand (posted, never inline), then completes with
+    /// void(): after every `f` has returned, on the handler's associated executor (default:
+    /// the io_context's). `f` is copied once and shared; the calls may run concurrently on
+    /// different threads, so what `f` writes must be per shard (e.g. indexed by
+    /// shard.index()) or synchronised. `f` must not throw: an exception leaves that thread's
+    /// run() and the completion never comes. Any thread; any completion token.
+    template <class F, class Token>
+    auto async_for_each(F f, Token&& token) {
+        return net::async_initiate<Token, void()>(initiate_for_each{this}, token, std::move(f));
+    }
+
+    /// The sum of every shard's wheel_stats (wheel_stats::operator+=), read on each shard's
+    /// strand. Completion: void(wheel_stats).
+    template <class Token>
+    auto async_stats(Token&& token) {
+        return net::async_initiate<Token, void(wheel_stats)>(initiate_gather<wheel_stats, stats_of>{this}, token);
+    }
+
+    /// Stops every shard's wheel on its own strand (wheel_timer::stop()). Completion:
+    /// void(std::vector<timeout>): every shard's schedule() timeouts that never ran.
+    template <class Token>
+    auto async_stop(Token&& token) {
+        return net::async_initiate<Token, void(std::vector<timeout>)>(initiate_gather<std::vector<timeout>, stop_of>{this},
+                                                                       token);
+    }
+
+private:
+    static std::size_t default_shards() noexcept {
+        const unsigned hw = std::thread::hardware_concurrency();
+        return 4 * static_cast<std::size_t>(hw != 0 ? hw : 1);
+    }
+
+    // Completes `handler` as if by post, on its associated executor (default: the
+    // io_context's), with work counted on that executor until the completion is posted.
+    template <class Handler>
+    struct completion {
+        using work_type = decltype(net::prefer(
+            std::declval<net::associated_executor_t<Handler, net::io_context::executor_type>>(),
+            net::execution::outstanding_work.tracked));
+        Handler handler;
+        work_type work;
+
+        completion(Handler&& h, const net::io_context::executor_type& io)
+            : handler(std::move(h)),
+              work(net::prefer(net::get_associated_executor(handler, io), net::execution::outstanding_work.tracked)) {}
+
+        void complete(const net::io_context::executor_type& io) { net::post(io, std::move(handler)); }
+        template <class Arg>
+        void complete(const net::io_context::executor_type& io, Arg&& arg) {
+            net::post(io, detail::handler_with_arg<Handler, std::decay_t<Arg>>{std::move(handler), std::forward<Arg>(arg)});
+        }
+    };
+
+    struct initiate_for_each {
+        basic_wheel_pool* self;
+        template <class Handler, class F>
+        void operator()(Handler&& handler, F f) const {
+            struct state {
+                state(Handler&& h, F fn, const net::io_context::executor_type& io, std::size_t n)
+                    : done(std::move(h), io), f(std::move(fn)), left(n) {}
+                completion<std::decay_t<Handler>> done;
+                F f;
+                std::atomic<std::size_t> left;
+            };
+            auto st = std::make_shared<state>(std::forward<Handler>(handler), std::move(f), self->io_, self->size());
+            for (auto& s : self->shards_) {
+                net::post(s.get_executor(), [st, &s, io = self->io_] {
+                    st->f(s);
+                    if (st->left.fetch_sub(1, std::memory_order_acq_rel) == 1) st->done.complete(io);
+                });
+            }
+        }
+    };
+
+    struct stats_of {
+        static wheel_stats get(shard& s) { return s.wheel().stats(); }
+        static void add(wheel_stats& sum, wheel_stats&& part) { sum += part; }
+    };
+    struct stop_of {
+        static std::vector<timeout> get(shard& s) { return s.wheel().stop(); }
+        static void add(std::vector<timeout>& sum, std::vector<timeout>&& part) {
+            for (auto& t : part) sum.push_back(std::move(t));
+        }
+    };
+
+    // One result per shard, each written on its own strand, summed by the last to finish.
+    template <class Result, class Op>
+    struct initiate_gather {
+        basic_wheel_pool* self;
+        template <class Handler>
+        void operator()(Handler&& handler) const {
+            struct state {
+                state(Handler&& h, const net::io_context::executor_type& io, std::size_t n)
+                    : done(std::move(h), io), parts(n), left(n) {}
+                completion<std::decay_t<Handler>> done;
+                std::vector<Result> parts;
+                std::atomic<std::size_t> left;
+            };
+            auto st = std::make_shared<state>(std::forward<Handler>(handler), self->io_, self->size());
+            for (auto& s : self->shards_) {
+                net::post(s.get_executor(), [st, &s, io = self->io_] {
+                    st->parts[s.index()] = Op::get(s);
+                    if (st->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+                    Result sum{};
+                    for (auto& p : st->parts) Op::add(sum, std::move(p));
+                    st->done.complete(io, std::move(sum));
+                });
+            }
+        }
+    };
+
+    net::io_context::executor_type io_;
+    std::deque<shard> shards_;  // a deque: shards never move (strands and wheels are not movable)
+    std::atomic<std::size_t> next_{0};
+};
+
+/// The pool on std::chrono::steady_clock.
+using wheel_pool = basic_wheel_pool<std::chrono::steady_clock>;
+
+/// One T per shard of a pool (the liveness config, the liveness_stats, a session list of each
+/// shard), each made by `make(shard&)` and used on that shard's strand. T need be neither
+/// copyable nor movable: `make` returns it by value and it is built in place.
+///
+///     idlewheel::per_shard<liveness_config> configs(pool, [&](idlewheel::wheel_pool::shard& s) {
+///         return liveness_config(s.wheel(), &session::ws_, options);
+///     });
+///     live_(configs.of(ws_.get_executor()), *this)   // in the session's constructor
+template <class T, class Clock = std::chrono::steady_clock>
+class per_shard {
+public:
+    using pool_type = basic_wheel_pool<Clock>;
+
+    template <class Make>
+    per_shard(pool_type& pool, Make make) : pool_(pool) {
+        for (std::size_t i = 0; i < pool.size(); ++i) items_.emplace_back(make, pool[i]);
+    }
+
+    [[nodiscard]] T& operator[](std::size_t i) noexcept { return items_[i].value; }
+    [[nodiscard]] T& operator[](const typename pool_type::shard& s) noexcept { return items_[s.index()].value; }
+    /// The T of the shard whose strand `ex` is. @throws std::invalid_argument as shard_of().
+    template <class Executor>
+    [[nodiscard]] T& of(const Executor& ex) {
+        return items_[pool_.shard_of(ex).index()].value;
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
+
+private:
+    struct holder {
+        template <class Make>
+        holder(Make& make, typename pool_type::shard& s) : value(make(s)) {}
+        T value;
+    };
+    pool_type& pool_;
+    std::deque<holder> items_;
+};
+
+}  // namespace idlewheel
+
+#endif
