@@ -13,6 +13,7 @@
 #include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
 #endif

@@ -266,19 +266,25 @@ using wheel_pool = basic_wheel_pool<std::chrono::steady_clock>;
 /// shard), each made by `make(shard&)` and used on that shard's strand. T need be neither
 /// copyable nor movable: `make` returns it by value and it is built in place.
 ///
-///     idlewheel::per_shard<liveness_config> configs(pool, [&](idlewheel::wheel_pool::shard& s) {
-///         return liveness_config(s.wheel(), &session::ws_, options);
-///     });
-///     live_(configs.of(ws_.get_executor()), *this)   // in the session's constructor
+///     idlewheel::per_shard<liveness_config> configs(pool, options);  // liveness_config(shard.wheel(), options)
+///     idlewheel::per_shard<idlewheel::liveness_stats> stats(pool, [](auto&) { return idlewheel::liveness_stats(); });
+///     live_(configs.of(ws_.get_executor()), *this, ws_)      // in the session's constructor
 template <class T, class Clock = std::chrono::steady_clock>
 class per_shard {
 public:
+    using value_type = T;
     using pool_type = basic_wheel_pool<Clock>;
 
-    template <class Make>
+    /// Each T is `make(shard)`.
+    template <class Make, std::enable_if_t<std::is_invocable_v<Make&, typename pool_type::shard&>, int> = 0>
     per_shard(pool_type& pool, Make make) : pool_(pool) {
         for (std::size_t i = 0; i < pool.size(); ++i) items_.emplace_back(make, pool[i]);
     }
+
+    /// Each T is `T(shard.wheel(), args...)` (a liveness config: the wheel, then the options).
+    template <class... Args, std::enable_if_t<std::is_constructible_v<T, typename pool_type::wheel_type&, const Args&...>, int> = 0>
+    per_shard(pool_type& pool, const Args&... args)
+        : per_shard(pool, [&](typename pool_type::shard& s) { return T(s.wheel(), args...); }) {}
 
     [[nodiscard]] T& operator[](std::size_t i) noexcept { return items_[i].value; }
     [[nodiscard]] T& operator[](const typename pool_type::shard& s) noexcept { return items_[s.index()].value; }
@@ -288,6 +294,7 @@ public:
         return items_[pool_.shard_of(ex).index()].value;
     }
     [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
+    [[nodiscard]] pool_type& pool() const noexcept { return pool_; }
 
 private:
     struct holder {

@@ -45,9 +45,13 @@
 // one runs after it even if it was scheduled first.
 //
 // Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
-// Every member function, and every handle or node of it, must be used there; debug builds
-// assert when a call comes from a thread that is running a different io_context. Scale across
-// cores with one io_context and one wheel per thread.
+// Every member function, and every handle or node of it, must be used there, or outside any
+// handler (setting up before run(), tearing down after it returned). Scale across cores with
+// one io_context and one wheel per thread, or, for one io_context run by N threads, with an
+// idlewheel::wheel_pool (wheel_pool.hpp: a wheel per strand). With IDLEWHEEL_CHECK_EXECUTOR on
+// (the default without NDEBUG) a call from a handler that is not on the wheel's executor
+// aborts with a message, including a wheel on an io_context's own executor called from two
+// threads (detail/executor_check.hpp says exactly what is checked); release builds do not check.
 //
 // Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
 // completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then

@@ -52,6 +52,7 @@
 #include <idlewheel/beast.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
+#include <idlewheel/wheel_pool.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/string.hpp>
@@ -59,6 +60,7 @@
 #include <boost/beast/websocket/stream.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <cassert>
 #include <memory>
 #include <type_traits>
 
@@ -67,8 +69,9 @@ namespace idlewheel::beast {
 template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
 class websocket_liveness;
 
-/// What every session of a thread shares: the wheel, which member of Session is the stream,
-/// the times, the stats, and the optional hook. Must outlive the sessions.
+/// What every session of a wheel shares (one per io_context thread, or one per wheel_pool shard:
+/// idlewheel::per_shard): the wheel, which member of Session is the stream, the times, the
+/// stats, and the optional hook. Must outlive the sessions.
 template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
 class websocket_liveness_config : public session_liveness_config {
 public:
@@ -81,14 +84,23 @@ public:
         set_handler(&dispatch, this);
     }
 
+    /// The same without naming the stream member: each session then hands its stream to the
+    /// liveness object's constructor (websocket_liveness(config, owner, stream)), which needs
+    /// no access to a private member from where the config is made.
+    /// @throws std::invalid_argument as session_liveness_config.
+    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options,
+                              liveness_stats* stats = nullptr, hook_type hook = nullptr)
+        : websocket_liveness_config(wheel, nullptr, options, stats, hook) {}
+
 private:
     friend class websocket_liveness<Session, Stream>;
 
     static void dispatch(void* context, session_liveness& core, liveness_event e);
 
-    Stream Session::*stream_;
+    Stream Session::*stream_;            // or null: learnt from the first session (stream_at_)
     hook_type hook_;
-    detail::owner_offset owner_;
+    detail::owner_offset owner_;         // the liveness object in its Session
+    detail::owner_offset stream_at_;     // the stream in its Session
 };
 
 template <class Session, class Stream>
@@ -97,9 +109,20 @@ public:
     using config_type = websocket_liveness_config<Session, Stream>;
     using error_code = boost::system::error_code;
 
-    /// The liveness of `owner`, of which it is a member.
+    /// The liveness of `owner`, of which it is a member; the stream is the config's member.
+    /// Touches no wheel: it may run on any thread (e.g. a listener's, before the session
+    /// reaches its strand).
     websocket_liveness(const config_type& config, Session& owner) noexcept : session_liveness(config) {
+        assert(config.stream_ != nullptr && "idlewheel: this config names no stream member: pass the stream");
         config.owner_.learn(owner, *this);
+        config.stream_at_.learn(owner, owner.*(config.stream_));
+    }
+
+    /// The same, with `stream`, a member of `owner` (at the same place in every session).
+    websocket_liveness(const config_type& config, Session& owner, Stream& stream) noexcept
+        : session_liveness(config) {
+        config.owner_.learn(owner, *this);
+        config.stream_at_.learn(owner, stream);
     }
 
     /// At accept, before async_accept: the handshake deadline runs from now; Beast's own
@@ -176,7 +199,7 @@ private:
     [[nodiscard]] const config_type& config() const noexcept {
         return static_cast<const config_type&>(session_liveness::config());
     }
-    [[nodiscard]] Stream& stream() noexcept { return owner().*(config().stream_); }
+    [[nodiscard]] Stream& stream() noexcept { return config().stream_at_.template member<Stream>(owner()); }
 
     void send_close(const boost::beast::websocket::close_reason& reason) {
         Stream& ws = stream();

@@ -71,6 +71,24 @@ inline constexpr const char* misuse_two_threads =
     "is run by several threads, and a wheel is not thread-safe. Give each thread its own io_context and wheel, "
     "or use idlewheel::wheel_pool (one wheel per strand, sessions on their wheel's strand)";
 
+// True when `ex` can tell that the caller is not running on it; false when it is, or when it
+// cannot tell (an executor type we do not know). Not a check: cancel_after uses it to decide
+// whether a completion must hop to the wheel's executor.
+template <class Executor>
+bool known_not_running_in(const Executor& ex) noexcept {
+    using io_ex = net::io_context::executor_type;
+    using strand_ex = net::strand<io_ex>;
+    if constexpr (std::is_same_v<Executor, io_ex> || std::is_same_v<Executor, strand_ex>) {
+        return !ex.running_in_this_thread();
+    } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
+        if (const auto* e = ex.template target<io_ex>()) return !e->running_in_this_thread();
+        if (const auto* s = ex.template target<strand_ex>()) return !s->running_in_this_thread();
+        return false;
+    } else {
+        return false;
+    }
+}
+
 // Checks a call on a wheel bound to `ex` (see the top of this header). `owner` is the wheel's.
 template <class Executor>
 void check_caller(const Executor& ex, owner_thread& owner) noexcept {

@@ -9,6 +9,7 @@
 // pays no byte for it. (offsetof would need a standard-layout session, which a session
 // deriving from enable_shared_from_this is not.)
 
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -19,24 +20,36 @@ class owner_offset {
 public:
     static constexpr std::uintptr_t unknown = ~std::uintptr_t{0};
 
-    /// Records where `member` sits in `owner` (the same for every owner of a type).
+    /// Records where `member` sits in `owner` (the same for every owner of a type). Only the
+    /// first call writes: sessions may be constructed on any thread (a wheel_pool's listener
+    /// builds them before they reach their strand) while others read the offset.
     template <class Owner, class Member>
     void learn(const Owner& owner, const Member& member) const noexcept {
         const auto o = reinterpret_cast<std::uintptr_t>(&owner);
         const auto m = reinterpret_cast<std::uintptr_t>(&member);
-        assert(m >= o && m - o < sizeof(Owner) && "idlewheel: the liveness object must be a member of its session");
-        assert((offset_ == unknown || offset_ == m - o) && "idlewheel: one config per session type and member");
-        offset_ = m - o;
+        assert(m >= o && m - o + sizeof(Member) <= sizeof(Owner) &&
+               "idlewheel: the liveness object (and the stream it names) must be members of the session");
+        const auto known = offset_.load(std::memory_order_relaxed);
+        assert((known == unknown || known == m - o) && "idlewheel: one config per session type and member");
+        if (known != m - o) offset_.store(m - o, std::memory_order_relaxed);
     }
 
     /// The owner of `member` (learn() has been called for some owner of this type).
     template <class Owner, class Member>
     [[nodiscard]] Owner& owner(Member& member) const noexcept {
-        return *reinterpret_cast<Owner*>(reinterpret_cast<std::uintptr_t>(&member) - offset_);
+        return *reinterpret_cast<Owner*>(reinterpret_cast<std::uintptr_t>(&member) - offset_.load(std::memory_order_relaxed));
+    }
+
+    /// The member of `owner` (learn() has been called for some owner of this type).
+    template <class Member, class Owner>
+    [[nodiscard]] Member& member(Owner& owner) const noexcept {
+        return *reinterpret_cast<Member*>(reinterpret_cast<std::uintptr_t>(&owner) + offset_.load(std::memory_order_relaxed));
     }
 
 private:
-    mutable std::uintptr_t offset_ = unknown;  // set by the sessions of one thread: no race
+    // Relaxed: every session of a type stores the same value, and a session's own construction
+    // happens before anything reads the offset for it.
+    mutable std::atomic<std::uintptr_t> offset_{unknown};
 };
 
 }  // namespace idlewheel::detail
