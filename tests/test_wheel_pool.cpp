@@ -15,6 +15,7 @@
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/manual_clock.hpp>
+#include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/timer_node.hpp>
 
 #define BOOST_TEST_MODULE wheel_pool
@@ -67,7 +68,8 @@ BOOST_FIXTURE_TEST_CASE(shards_are_distinct_strands_each_with_its_wheel, pool_fi
         BOOST_TEST(pool[i].index() == i);
         for (std::size_t j = 0; j < i; ++j) BOOST_TEST(!(pool[i].get_executor() == pool[j].get_executor()));
         // The wheel's executor is the shard's strand: its wake-ups run there.
-        const auto* strand = pool[i].wheel().get_executor().target<manual_pool::executor_type>();
+        const auto ex = pool[i].wheel().get_executor();
+        const auto* strand = ex.target<manual_pool::executor_type>();
         BOOST_REQUIRE(strand != nullptr);
         BOOST_TEST((*strand == pool[i].get_executor()));
     }
@@ -165,6 +167,29 @@ BOOST_FIXTURE_TEST_CASE(a_shard_wheel_runs_its_timeouts_on_the_shard_strand, poo
     BOOST_TEST((on_own_strand == std::array<bool, 4>{true, true, true, true}));
 }
 
+BOOST_FIXTURE_TEST_CASE(waits_and_repeating_timers_work_unchanged_on_a_shard, pool_fixture) {
+    auto& s = pool[2];
+    std::optional<idlewheel::error_code> waited;
+    bool wait_on_strand = false;
+    int rounds = 0;
+    idlewheel::basic_repeating_timer<manual_pool::wheel_type> every(s.wheel(), {[](void* n) { ++*static_cast<int*>(n); }, &rounds},
+                                                                    10ms);
+    on_strand(io, s, [&] {
+        s.wheel().async_wait(25ms, [&](idlewheel::error_code ec) {
+            waited = ec;
+            wait_on_strand = s.get_executor().running_in_this_thread();  // the handler's default executor: the wheel's
+        });
+        every.start();
+    });
+    advance_and_poll(io, 55ms);
+    BOOST_REQUIRE(waited.has_value());
+    BOOST_TEST(!*waited);
+    BOOST_TEST(wait_on_strand);
+    BOOST_TEST(rounds >= 4);
+    BOOST_TEST(rounds <= 5);
+    on_strand(io, s, [&] { every.stop(); });
+}
+
 BOOST_FIXTURE_TEST_CASE(async_for_each_runs_on_every_strand_then_completes_once, pool_fixture) {
     std::vector<int> visits(pool.size());
     std::vector<bool> on_strand_flags(pool.size());
@@ -212,7 +237,7 @@ BOOST_FIXTURE_TEST_CASE(async_stats_sums_every_shard, pool_fixture) {
     pool.async_stats([&](idlewheel::wheel_stats s) { got = s; });
     poll(io);
     BOOST_REQUIRE(got.has_value());
-    BOOST_TEST(got->scheduled == 1U + 0U + 1U + 2U + 3U);
+    BOOST_TEST(got->scheduled == 4U + (0U + 1U + 2U + 3U));
     BOOST_TEST(got->expired == 4U);
     BOOST_TEST(got->cancelled == 3U);
     BOOST_TEST(got->pending == 0U + 0U + 1U + 2U);

@@ -20,8 +20,9 @@
 //    inside run() owns it. This is what catches a wheel on an io_context run by several
 //    threads (running_in_this_thread() is true on every one of them): the second thread is
 //    reported even if the two calls never overlap. A single-threaded io_context moved to
-//    another thread later (run() on a new thread after the first returned) is reported too:
-//    give such a wheel a strand.
+//    another thread later (run() on a new thread after the first returned, whether or not
+//    the first thread still exists) is reported too: give such a wheel a strand, which may
+//    run on any thread, one at a time.
 //  - an executor type the check does not know (a user's own) is not checked.
 // A violation prints what happened and what to do on stderr and calls std::abort(): the
 // program stops at the first misuse, before the wheel's lists can be corrupted.
@@ -30,9 +31,9 @@
 #include <idlewheel/detail/check_config.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <type_traits>
 
 
@@ -44,21 +45,30 @@ namespace idlewheel::detail {
     std::abort();
 }
 
+// A number for the calling thread, never given to another thread of the process (a
+// std::thread::id may be reused once its thread has exited, which would let a wheel moved to a
+// new thread pass unseen).
+inline std::uint64_t this_thread_token() noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    thread_local const std::uint64_t token = next.fetch_add(1, std::memory_order_relaxed);
+    return token;
+}
+
 // The thread that owns a wheel on a plain io_context executor (see the top of this header).
 // An atomic so that the check itself is not a data race when two threads misuse a wheel.
 class owner_thread {
 public:
     /// True if the calling thread owns it (becoming the owner if there was none yet).
     bool claim() noexcept {
-        const auto me = std::this_thread::get_id();
+        const auto me = this_thread_token();
         auto owner = owner_.load(std::memory_order_relaxed);
         if (owner == me) return true;
-        if (owner == std::thread::id()) return owner_.compare_exchange_strong(owner, me) || owner == me;
+        if (owner == 0) return owner_.compare_exchange_strong(owner, me) || owner == me;
         return false;
     }
 
 private:
-    std::atomic<std::thread::id> owner_{};
+    std::atomic<std::uint64_t> owner_{0};
 };
 
 inline constexpr const char* misuse_foreign_handler =
