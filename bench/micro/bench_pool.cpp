@@ -1,0 +1,404 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+//
+// idlewheel_pool_bench: the per-message liveness cost of a session in each threading shape,
+// with T threads (1, 2, and 4: oversubscribed on a 2-core machine).
+//
+//  - touch/pool_wheel: ONE io_context run by T threads, an idlewheel::wheel_pool of 8 shards;
+//    the sessions' session_liveness objects live on the shards' wheels, and each touch
+//    (on_read(): what a session does per message) is made from a handler on the shard's
+//    strand, as a session's read handler would.
+//  - touch/wheel_per_thread: T io_contexts (concurrency hint 1), each run by one thread with a
+//    plain wheel_timer on its own executor; the same 8 groups of sessions spread over them.
+//    With T = 1 this is the single-thread wheel.
+//  - rearm/steady_timer_shared_io: ONE io_context run by T threads, one steady_timer per
+//    session, built on one of 8 strands (the timers of a group share its strand); a re-arm is
+//    expires_after() (which cancels the pending wait) + async_wait(), made on the strand. Every
+//    re-arm takes the io_context's one timer-queue mutex, and its aborted wait is a completion
+//    the io_context must run (on the strand).
+//  - rearm/steady_timer_io_per_thread: the same on T io_contexts (concurrency hint 1), one
+//    thread each, no strands: the reference.
+//
+// The work, the same for every case: --sessions (100 000) sessions / timers in 8 groups (a
+// wheel_pool's shard, or a strand, or an io_context's share); each group has a driver handler
+// that makes `per_handler` touches / re-arms of its own sessions (a scattered order: every
+// session once per pass, no cache help), then posts itself again to its group's executor,
+// until the round's budget is done. per_handler = 1 is one handler per message, as a server
+// does (the handler dispatch is then most of the cost); 64 amortises it and leaves the touch or
+// re-arm. The sessions are idle-watched with a 1 h idle time and the timers wait 1 h: nothing
+// comes due. The wheels run on the real clock (10 ms tick): the once-per-tick wake-up a touched
+// wheel asks for, its Asio timer's re-arm included, is in the measured time.
+//
+// One benchmark iteration is one round: the threads are started, run their io_context until
+// every group has done its budget (and, for asio, every aborted wait has run), and stop. The
+// figures, per touch / re-arm:
+//  - cpu_ns: the CPU time of the T threads (each thread's CLOCK_THREAD_CPUTIME_ID over its
+//    run()), summed, / operations. Robust against other processes on a shared machine; it
+//    does not count time a thread spends blocked on a mutex.
+//  - wall_x_T_ns: the round's wall time x T / operations (what the brief of issue 19 asks:
+//    it does count blocking; on 2 cores with T = 4, or with other jobs running, it counts
+//    time the threads were not on a CPU too).
+// The manual time Google Benchmark reports is the round's wall time.
+
+#include <idlewheel/session_liveness.hpp>
+#include <idlewheel/wheel_pool.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+constexpr std::size_t groups = 8;  // shards, strands: wheel_pool's default on 2 hardware threads
+std::size_t sessions_total = 100'000;
+
+double thread_cpu_seconds() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Visits 0..n-1, each once per n steps, in a scattered order (a stride coprime to n).
+class scattered_order {
+public:
+    explicit scattered_order(std::size_t n) noexcept : n_(n) {
+        stride_ = n < 2 ? 0 : static_cast<std::size_t>(2654435761ULL % n);
+        if (n >= 2 && stride_ == 0) stride_ = 1;
+        while (n >= 2 && std::gcd(stride_, n) != 1) ++stride_;
+    }
+    std::size_t next() noexcept {
+        const std::size_t c = at_;
+        at_ += stride_;
+        if (at_ >= n_) at_ -= n_;
+        return c;
+    }
+
+private:
+    std::size_t n_;
+    std::size_t stride_ = 0;
+    std::size_t at_ = 0;
+};
+
+// Ends a round: the last group to finish stops every io_context.
+struct round_control {
+    std::atomic<std::size_t> left{0};
+    std::vector<asio::io_context*> ios;
+    void group_done() {
+        if (left.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            for (auto* io : ios) io->stop();
+    }
+};
+
+// What one round measured.
+struct round_result {
+    double wall = 0;  // seconds
+    double cpu = 0;   // seconds, all threads
+};
+
+// Runs `threads` threads over `ios` (thread i runs ios[i % ios.size()]) until stopped.
+round_result run_round(const std::vector<asio::io_context*>& ios, std::size_t threads) {
+    std::vector<double> cpu(threads, 0.0);
+    std::vector<std::thread> pool;
+    pool.reserve(threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < threads; ++i) {
+        pool.emplace_back([&, i] {
+            const double c0 = thread_cpu_seconds();
+            ios[i % ios.size()]->run();
+            cpu[i] = thread_cpu_seconds() - c0;
+        });
+    }
+    for (auto& t : pool) t.join();
+    round_result r;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cpu = std::accumulate(cpu.begin(), cpu.end(), 0.0);
+    for (auto* io : ios) io->restart();
+    return r;
+}
+
+// One group: its sessions (Op::item), its executor, its driver. `Op` gives `void op(item&)`
+// and `bool settled()` (for asio: every aborted wait of the round has run).
+template <class Executor, class Item>
+struct group {
+    Executor ex;
+    std::vector<std::unique_ptr<Item>> items;
+    scattered_order order;
+    std::size_t per_handler = 1;
+    std::size_t left = 0;         // operations left in this round
+    bool driver_done = false;
+    std::uint64_t expected = 0;   // aborted waits owed (asio)
+    std::uint64_t aborted = 0;    // aborted waits run (asio)
+    round_control* control = nullptr;
+
+    group(Executor e, std::size_t n) : ex(std::move(e)), order(n) {}
+
+    void maybe_done() {
+        if (driver_done && aborted == expected) {
+            driver_done = false;  // once per round
+            control->group_done();
+        }
+    }
+};
+
+// ---- the contenders -----------------------------------------------------------------------
+
+void ignore_event(void*, idlewheel::session_liveness&, idlewheel::liveness_event) {}
+
+idlewheel::session_liveness_options watch_options() {
+    idlewheel::session_liveness_options o;
+    o.idle_timeout = 1h;  // nothing comes due while a case runs
+    return o;
+}
+
+// A session's liveness, one allocation per session as a server's sessions are.
+struct wheel_session {
+    explicit wheel_session(const idlewheel::session_liveness_config& config) : live(config) { live.start(); }
+    idlewheel::session_liveness live;
+};
+
+template <class Group>
+void touch_driver(Group& g) {
+    const std::size_t n = std::min(g.per_handler, g.left);
+    for (std::size_t i = 0; i < n; ++i) g.items[g.order.next()]->live.on_read();
+    g.left -= n;
+    if (g.left > 0) {
+        asio::post(g.ex, [&g] { touch_driver(g); });
+    } else {
+        g.driver_done = true;
+        g.maybe_done();
+    }
+}
+
+template <class Group>
+struct abort_counter {
+    Group* g;
+    void operator()(const boost::system::error_code& ec) const {
+        if (ec != asio::error::operation_aborted) std::abort();  // a 1 h wait never fires here
+        ++g->aborted;
+        g->maybe_done();
+    }
+};
+
+template <class Group>
+void rearm_driver(Group& g) {
+    const std::size_t n = std::min(g.per_handler, g.left);
+    for (std::size_t i = 0; i < n; ++i) {
+        auto& t = *g.items[g.order.next()];
+        g.expected += t.expires_after(1h);  // cancels the pending wait: its handler must run
+        t.async_wait(abort_counter<Group>{&g});
+    }
+    g.left -= n;
+    if (g.left > 0) {
+        asio::post(g.ex, [&g] { rearm_driver(g); });
+    } else {
+        g.driver_done = true;
+        g.maybe_done();
+    }
+}
+
+// Starts a round on every group (from outside the io_contexts: none runs yet).
+template <class Groups, class Driver>
+void start_round(Groups& gs, round_control& control, std::size_t ops, std::size_t per_handler, Driver driver) {
+    control.left.store(gs.size());
+    for (auto& gp : gs) {
+        auto& g = *gp;
+        g.per_handler = per_handler;
+        g.left = ops / gs.size();
+        g.driver_done = false;
+        g.expected = g.aborted = 0;
+        g.control = &control;
+        asio::post(g.ex, [&g, driver] { driver(g); });
+    }
+}
+
+// Reports a case: per-operation figures over every round.
+struct totals {
+    double wall = 0, cpu = 0;
+    std::uint64_t ops = 0;
+    void report(benchmark::State& st, std::size_t threads) const {
+        const auto o = static_cast<double>(ops);
+        st.counters["cpu_ns"] = benchmark::Counter(cpu * 1e9 / o);
+        st.counters["wall_x_T_ns"] = benchmark::Counter(wall * static_cast<double>(threads) * 1e9 / o);
+        st.counters["ops_per_round"] = benchmark::Counter(o / static_cast<double>(st.iterations()));
+        st.SetItemsProcessed(static_cast<std::int64_t>(ops));
+    }
+};
+
+template <class Groups, class Driver>
+void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_context*>& ios, std::size_t threads,
+              std::size_t ops, std::size_t per_handler, Driver driver) {
+    totals sum;
+    round_control control;
+    control.ios = ios;
+    ops -= ops % gs.size();
+    for (auto _ : st) {
+        start_round(gs, control, ops, per_handler, driver);
+        const round_result r = run_round(ios, threads);
+        st.SetIterationTime(r.wall);
+        sum.wall += r.wall;
+        sum.cpu += r.cpu;
+        sum.ops += ops;
+    }
+    sum.report(st, threads);
+}
+
+// The operations of one round: enough for a few tens of milliseconds or more of every case.
+std::size_t round_ops(bool touch, std::size_t per_handler) {
+    if (touch && per_handler > 1) return 8'000'000;
+    return 400'000;
+}
+
+// touch/pool_wheel
+void pool_wheel(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    asio::io_context io{static_cast<int>(threads)};
+    idlewheel::wheel_pool_options po;
+    po.shards = groups;
+    idlewheel::wheel_pool pool(io, po);
+    const auto opts = watch_options();
+    idlewheel::per_shard<idlewheel::session_liveness_config> configs(
+        pool, [&](idlewheel::wheel_pool::shard& s) { return idlewheel::session_liveness_config(s.wheel(), opts, &ignore_event); });
+    using group_t = group<idlewheel::wheel_pool::executor_type, wheel_session>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g) {
+        gs.push_back(std::make_unique<group_t>(pool[g].get_executor(), sessions_total / groups));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i)
+            gs.back()->items.push_back(std::make_unique<wheel_session>(configs[g]));
+    }
+    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler, [](group_t& g) { touch_driver(g); });
+}
+
+// touch/wheel_per_thread
+void wheel_per_thread(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    std::vector<std::unique_ptr<asio::io_context>> ios;
+    std::vector<std::unique_ptr<idlewheel::wheel_timer>> wheels;
+    std::vector<std::unique_ptr<idlewheel::session_liveness_config>> configs;
+    std::vector<asio::io_context*> raw;
+    const auto opts = watch_options();
+    for (std::size_t t = 0; t < threads; ++t) {
+        ios.push_back(std::make_unique<asio::io_context>(1));
+        wheels.push_back(std::make_unique<idlewheel::wheel_timer>(*ios.back()));
+        configs.push_back(std::make_unique<idlewheel::session_liveness_config>(*wheels.back(), opts, &ignore_event));
+        raw.push_back(ios.back().get());
+    }
+    using group_t = group<asio::io_context::executor_type, wheel_session>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g) {
+        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i)
+            gs.back()->items.push_back(std::make_unique<wheel_session>(*configs[g % threads]));
+    }
+    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler, [](group_t& g) { touch_driver(g); });
+}
+
+template <class Group>
+void arm_all(Group& g) {
+    for (auto& t : g.items) {
+        t->expires_after(1h);
+        t->async_wait(abort_counter<Group>{&g});
+    }
+}
+
+// rearm/steady_timer_shared_io
+void steady_timer_shared_io(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    asio::io_context io{static_cast<int>(threads)};
+    using strand_t = asio::strand<asio::io_context::executor_type>;
+    using timer_t = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, strand_t>;
+    using group_t = group<strand_t, timer_t>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g) {
+        gs.push_back(std::make_unique<group_t>(asio::make_strand(io), sessions_total / groups));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i) gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
+        arm_all(*gs.back());
+    }
+    run_case(st, gs, {&io}, threads, round_ops(false, per_handler), per_handler, [](group_t& g) { rearm_driver(g); });
+}
+
+// rearm/steady_timer_io_per_thread
+void steady_timer_io_per_thread(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    std::vector<std::unique_ptr<asio::io_context>> ios;
+    std::vector<asio::io_context*> raw;
+    for (std::size_t t = 0; t < threads; ++t) {
+        ios.push_back(std::make_unique<asio::io_context>(1));
+        raw.push_back(ios.back().get());
+    }
+    using timer_t = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                                               asio::io_context::executor_type>;
+    using group_t = group<asio::io_context::executor_type, timer_t>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g) {
+        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i) gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
+        arm_all(*gs.back());
+    }
+    run_case(st, gs, raw, threads, round_ops(false, per_handler), per_handler, [](group_t& g) { rearm_driver(g); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--sessions=", 11) == 0) {
+            sessions_total = std::stoul(argv[i] + 11);
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    argc = kept;
+    if (sessions_total < groups) sessions_total = groups;
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::AddCustomContext("sessions", std::to_string(sessions_total));
+    benchmark::AddCustomContext("groups", std::to_string(groups));
+
+    const std::vector<std::pair<const char*, void (*)(benchmark::State&)>> cases = {
+        {"touch/pool_wheel", pool_wheel},
+        {"touch/wheel_per_thread", wheel_per_thread},
+        {"rearm/steady_timer_shared_io", steady_timer_shared_io},
+        {"rearm/steady_timer_io_per_thread", steady_timer_io_per_thread},
+    };
+    // Ordered so that the contenders of one (threads, per_handler) run side by side.
+    for (const std::int64_t per_handler : {64, 1}) {
+        for (const std::int64_t threads : {1, 2, 4}) {
+            for (const auto& c : cases) {
+                benchmark::RegisterBenchmark(c.first, c.second)
+                    ->Args({threads, per_handler})
+                    ->ArgNames({"threads", "per_handler"})
+                    ->UseManualTime()
+                    ->Unit(benchmark::kMillisecond);
+            }
+        }
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
