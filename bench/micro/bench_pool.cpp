@@ -17,16 +17,21 @@
 //    the io_context must run (on the strand).
 //  - rearm/steady_timer_io_per_thread: the same on T io_contexts (concurrency hint 1), one
 //    thread each, no strands: the reference.
+//  - baseline/strand_shared_io and baseline/io_per_thread: the handlers of the pool's shape and
+//    of the wheel-per-thread shape doing the same walk with no touch: what the dispatch costs.
 //
 // The work, the same for every case: --sessions (100 000) sessions / timers in 8 groups (a
-// wheel_pool's shard, or a strand, or an io_context's share); each group has a driver handler
-// that makes `per_handler` touches / re-arms of its own sessions (a scattered order: every
-// session once per pass, no cache help), then posts itself again to its group's executor,
-// until the round's budget is done. per_handler = 1 is one handler per message, as a server
-// does (the handler dispatch is then most of the cost); 64 amortises it and leaves the touch or
-// re-arm. The sessions are idle-watched with a 1 h idle time and the timers wait 1 h: nothing
-// comes due. The wheels run on the real clock (10 ms tick): the once-per-tick wake-up a touched
-// wheel asks for, its Asio timer's re-arm included, is in the measured time.
+// wheel_pool's shard, or a strand, or an io_context's share). Each group has 8 driver handlers
+// (so 64 handlers are queued at a time, as on a loaded server; with one self-posting handler
+// per group a plain io_context would poll its reactor after every handler); a driver makes
+// `per_handler` touches / re-arms of its group's sessions (a scattered order: every session
+// once per pass, no cache help), then posts itself again to its group's executor, until the
+// round's budget is done. per_handler = 1 is one handler per message, as a server does (the
+// handler dispatch, a strand's or a plain io_context's, is then most of the cost); 256
+// amortises the dispatch and leaves the touch or re-arm. The sessions are idle-watched with a
+// 1 h idle time and the timers wait 1 h: nothing comes due. The wheels run on the real clock
+// (10 ms tick): the once-per-tick wake-up a touched wheel asks for, its Asio timer's re-arm
+// included, is in the measured time.
 //
 // One benchmark iteration is one round: the threads are started, run their io_context until
 // every group has done its budget (and, for asio, every aborted wait has run), and stop. The
@@ -137,18 +142,18 @@ round_result run_round(const std::vector<asio::io_context*>& ios, std::size_t th
     return r;
 }
 
-// One group: its sessions (Op::item), its executor, its driver. `Op` gives `void op(item&)`
-// and `bool settled()` (for asio: every aborted wait of the round has run).
+// One group: its sessions (wheel_session or a timer), its executor, the state of its drivers.
+// For asio, the group is done when its drivers are and every aborted wait they caused has run.
 template <class Executor, class Item>
 struct group {
     Executor ex;
     std::vector<std::unique_ptr<Item>> items;
     scattered_order order;
     std::size_t per_handler = 1;
-    std::size_t left = 0;         // operations left in this round
-    bool driver_done = false;
-    std::uint64_t expected = 0;   // aborted waits owed (asio)
-    std::uint64_t aborted = 0;    // aborted waits run (asio)
+    std::size_t drivers_running = 0;
+    bool driver_done = false;    // every driver of the round finished
+    std::uint64_t expected = 0;  // aborted waits owed (asio)
+    std::uint64_t aborted = 0;   // aborted waits run (asio)
     round_control* control = nullptr;
 
     group(Executor e, std::size_t n) : ex(std::move(e)), order(n) {}
@@ -177,14 +182,31 @@ struct wheel_session {
     idlewheel::session_liveness live;
 };
 
+// One driver: `left` operations to go; re-posts itself to its group's executor.
 template <class Group>
-void touch_driver(Group& g) {
-    const std::size_t n = std::min(g.per_handler, g.left);
+void touch_driver(Group& g, std::size_t left) {
+    const std::size_t n = std::min(g.per_handler, left);
     for (std::size_t i = 0; i < n; ++i) g.items[g.order.next()]->live.on_read();
-    g.left -= n;
-    if (g.left > 0) {
-        asio::post(g.ex, [&g] { touch_driver(g); });
-    } else {
+    left -= n;
+    if (left > 0) {
+        asio::post(g.ex, [&g, left] { touch_driver(g, left); });
+    } else if (--g.drivers_running == 0) {
+        g.driver_done = true;
+        g.maybe_done();
+    }
+}
+
+// The baseline: the same drivers, handlers and walk, no touch (what the handler dispatch costs
+// each shape without any liveness).
+struct no_session {};
+template <class Group>
+void empty_driver(Group& g, std::size_t left) {
+    const std::size_t n = std::min(g.per_handler, left);
+    for (std::size_t i = 0; i < n; ++i) benchmark::DoNotOptimize(g.order.next());
+    left -= n;
+    if (left > 0) {
+        asio::post(g.ex, [&g, left] { empty_driver(g, left); });
+    } else if (--g.drivers_running == 0) {
         g.driver_done = true;
         g.maybe_done();
     }
@@ -201,34 +223,40 @@ struct abort_counter {
 };
 
 template <class Group>
-void rearm_driver(Group& g) {
-    const std::size_t n = std::min(g.per_handler, g.left);
+void rearm_driver(Group& g, std::size_t left) {
+    const std::size_t n = std::min(g.per_handler, left);
     for (std::size_t i = 0; i < n; ++i) {
         auto& t = *g.items[g.order.next()];
         g.expected += t.expires_after(1h);  // cancels the pending wait: its handler must run
         t.async_wait(abort_counter<Group>{&g});
     }
-    g.left -= n;
-    if (g.left > 0) {
-        asio::post(g.ex, [&g] { rearm_driver(g); });
-    } else {
+    left -= n;
+    if (left > 0) {
+        asio::post(g.ex, [&g, left] { rearm_driver(g, left); });
+    } else if (--g.drivers_running == 0) {
         g.driver_done = true;
         g.maybe_done();
     }
 }
 
-// Starts a round on every group (from outside the io_contexts: none runs yet).
+// Starts a round on every group (from outside the io_contexts: none runs yet): drivers_per_group
+// drivers each, so that every shape has handlers queued as a loaded server has (with a single
+// self-posting handler per group, a plain io_context would poll its reactor after every handler).
+constexpr std::size_t drivers_per_group = 8;
 template <class Groups, class Driver>
 void start_round(Groups& gs, round_control& control, std::size_t ops, std::size_t per_handler, Driver driver) {
     control.left.store(gs.size());
     for (auto& gp : gs) {
         auto& g = *gp;
         g.per_handler = per_handler;
-        g.left = ops / gs.size();
+        g.drivers_running = drivers_per_group;
         g.driver_done = false;
         g.expected = g.aborted = 0;
         g.control = &control;
-        asio::post(g.ex, [&g, driver] { driver(g); });
+        for (std::size_t d = 0; d < drivers_per_group; ++d) {
+            const std::size_t left = ops / gs.size() / drivers_per_group;
+            asio::post(g.ex, [&g, driver, left] { driver(g, left); });
+        }
     }
 }
 
@@ -251,7 +279,7 @@ void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_conte
     totals sum;
     round_control control;
     control.ios = ios;
-    ops -= ops % gs.size();
+    ops -= ops % (gs.size() * drivers_per_group);
     for (auto _ : st) {
         start_round(gs, control, ops, per_handler, driver);
         const round_result r = run_round(ios, threads);
@@ -278,8 +306,9 @@ void pool_wheel(benchmark::State& st) {
     po.shards = groups;
     idlewheel::wheel_pool pool(io, po);
     const auto opts = watch_options();
-    idlewheel::per_shard<idlewheel::session_liveness_config> configs(
-        pool, [&](idlewheel::wheel_pool::shard& s) { return idlewheel::session_liveness_config(s.wheel(), opts, &ignore_event); });
+    idlewheel::per_shard<idlewheel::session_liveness_config> configs(pool, [&](idlewheel::wheel_pool::shard& s) {
+        return idlewheel::session_liveness_config(s.wheel(), opts, &ignore_event);
+    });
     using group_t = group<idlewheel::wheel_pool::executor_type, wheel_session>;
     std::vector<std::unique_ptr<group_t>> gs;
     for (std::size_t g = 0; g < groups; ++g) {
@@ -287,7 +316,8 @@ void pool_wheel(benchmark::State& st) {
         for (std::size_t i = 0; i < sessions_total / groups; ++i)
             gs.back()->items.push_back(std::make_unique<wheel_session>(configs[g]));
     }
-    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler, [](group_t& g) { touch_driver(g); });
+    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { touch_driver(g, left); });
 }
 
 // touch/wheel_per_thread
@@ -312,7 +342,40 @@ void wheel_per_thread(benchmark::State& st) {
         for (std::size_t i = 0; i < sessions_total / groups; ++i)
             gs.back()->items.push_back(std::make_unique<wheel_session>(*configs[g % threads]));
     }
-    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler, [](group_t& g) { touch_driver(g); });
+    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { touch_driver(g, left); });
+}
+
+// baseline/strand_shared_io: the pool's shape (8 strands of one io_context on T threads), no touch
+void baseline_strand_shared_io(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    asio::io_context io{static_cast<int>(threads)};
+    using strand_t = asio::strand<asio::io_context::executor_type>;
+    using group_t = group<strand_t, no_session>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g)
+        gs.push_back(std::make_unique<group_t>(asio::make_strand(io), sessions_total / groups));
+    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { empty_driver(g, left); });
+}
+
+// baseline/io_per_thread: the wheel-per-thread shape (T io_contexts, one thread each), no touch
+void baseline_io_per_thread(benchmark::State& st) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    std::vector<std::unique_ptr<asio::io_context>> ios;
+    std::vector<asio::io_context*> raw;
+    for (std::size_t t = 0; t < threads; ++t) {
+        ios.push_back(std::make_unique<asio::io_context>(1));
+        raw.push_back(ios.back().get());
+    }
+    using group_t = group<asio::io_context::executor_type, no_session>;
+    std::vector<std::unique_ptr<group_t>> gs;
+    for (std::size_t g = 0; g < groups; ++g)
+        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
+    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { empty_driver(g, left); });
 }
 
 template <class Group>
@@ -329,15 +392,18 @@ void steady_timer_shared_io(benchmark::State& st) {
     const auto per_handler = static_cast<std::size_t>(st.range(1));
     asio::io_context io{static_cast<int>(threads)};
     using strand_t = asio::strand<asio::io_context::executor_type>;
-    using timer_t = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, strand_t>;
+    using timer_t =
+        asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, strand_t>;
     using group_t = group<strand_t, timer_t>;
     std::vector<std::unique_ptr<group_t>> gs;
     for (std::size_t g = 0; g < groups; ++g) {
         gs.push_back(std::make_unique<group_t>(asio::make_strand(io), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i) gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i)
+            gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
         arm_all(*gs.back());
     }
-    run_case(st, gs, {&io}, threads, round_ops(false, per_handler), per_handler, [](group_t& g) { rearm_driver(g); });
+    run_case(st, gs, {&io}, threads, round_ops(false, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { rearm_driver(g, left); });
 }
 
 // rearm/steady_timer_io_per_thread
@@ -356,10 +422,12 @@ void steady_timer_io_per_thread(benchmark::State& st) {
     std::vector<std::unique_ptr<group_t>> gs;
     for (std::size_t g = 0; g < groups; ++g) {
         gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i) gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
+        for (std::size_t i = 0; i < sessions_total / groups; ++i)
+            gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
         arm_all(*gs.back());
     }
-    run_case(st, gs, raw, threads, round_ops(false, per_handler), per_handler, [](group_t& g) { rearm_driver(g); });
+    run_case(st, gs, raw, threads, round_ops(false, per_handler), per_handler,
+             [](group_t& g, std::size_t left) { rearm_driver(g, left); });
 }
 
 }  // namespace
@@ -385,9 +453,11 @@ int main(int argc, char** argv) {
         {"touch/wheel_per_thread", wheel_per_thread},
         {"rearm/steady_timer_shared_io", steady_timer_shared_io},
         {"rearm/steady_timer_io_per_thread", steady_timer_io_per_thread},
+        {"baseline/strand_shared_io", baseline_strand_shared_io},
+        {"baseline/io_per_thread", baseline_io_per_thread},
     };
     // Ordered so that the contenders of one (threads, per_handler) run side by side.
-    for (const std::int64_t per_handler : {64, 1}) {
+    for (const std::int64_t per_handler : {256, 1}) {
         for (const std::int64_t threads : {1, 2, 4}) {
             for (const auto& c : cases) {
                 benchmark::RegisterBenchmark(c.first, c.second)

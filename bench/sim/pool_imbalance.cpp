@@ -53,7 +53,7 @@ struct options {
     std::size_t shards = 8;
     std::size_t threads = 2;
     std::uint64_t assignments = 100'000;
-    double rate = 10'000;            // sessions opened per second
+    double rate = 10'000;             // sessions opened per second
     double mean_lifetime_ms = 1'000;  // exponential
     long sample_ms = 10;
     std::uint64_t seed = 1;
@@ -91,7 +91,9 @@ struct ratios {
         std::sort(v.begin(), v.end());
         double sum = 0;
         for (const double x : v) sum += x;
-        const auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))]; };
+        const auto at = [&](double q) {
+            return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+        };
         std::printf("%-12s max/mean: mean %.3f  p50 %.3f  p99 %.3f  max %.3f | min/mean: mean %.3f\n", name,
                     sum / static_cast<double>(v.size()), at(0.5), at(0.99), v.back(),
                     min_over_mean_sum / static_cast<double>(v.size()));
@@ -104,20 +106,29 @@ int main(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
         std::string v;
-        if (take(argv[i], "--shards", v)) o.shards = std::stoul(v);
-        else if (take(argv[i], "--threads", v)) o.threads = std::stoul(v);
-        else if (take(argv[i], "--assignments", v)) o.assignments = std::stoull(v);
-        else if (take(argv[i], "--rate", v)) o.rate = std::stod(v);
-        else if (take(argv[i], "--mean-lifetime-ms", v)) o.mean_lifetime_ms = std::stod(v);
-        else if (take(argv[i], "--sample-ms", v)) o.sample_ms = std::stol(v);
-        else if (take(argv[i], "--seed", v)) o.seed = std::stoull(v);
+        if (take(argv[i], "--shards", v))
+            o.shards = std::stoul(v);
+        else if (take(argv[i], "--threads", v))
+            o.threads = std::stoul(v);
+        else if (take(argv[i], "--assignments", v))
+            o.assignments = std::stoull(v);
+        else if (take(argv[i], "--rate", v))
+            o.rate = std::stod(v);
+        else if (take(argv[i], "--mean-lifetime-ms", v))
+            o.mean_lifetime_ms = std::stod(v);
+        else if (take(argv[i], "--sample-ms", v))
+            o.sample_ms = std::stol(v);
+        else if (take(argv[i], "--seed", v))
+            o.seed = std::stoull(v);
         else {
-            std::fprintf(stderr, "idlewheel_pool_imbalance: unknown argument %s (see the top of pool_imbalance.cpp)\n", argv[i]);
+            std::fprintf(stderr, "idlewheel_pool_imbalance: unknown argument %s (see the top of pool_imbalance.cpp)\n",
+                         argv[i]);
             return 2;
         }
     }
     if (o.shards == 0 || o.threads == 0 || o.rate <= 0 || o.mean_lifetime_ms <= 0 || o.sample_ms <= 0) {
-        std::fprintf(stderr, "idlewheel_pool_imbalance: shards, threads, rate, mean lifetime and sample period must be > 0\n");
+        std::fprintf(stderr,
+                     "idlewheel_pool_imbalance: shards, threads, rate, mean lifetime and sample period must be > 0\n");
         return 2;
     }
 
@@ -218,17 +229,22 @@ int main(int argc, char** argv) {
     for (auto& t : threads) t.join();
     const double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
 
-    std::printf("wheel_pool: %zu shards, %zu threads, %llu assignments (round robin, pool.next()) at %.0f/s over %.1f s; "
-                "exponential lifetimes, mean %.0f ms; %llu sessions ended before the end\n",
-                o.shards, o.threads, static_cast<unsigned long long>(assigned.load()), o.rate, seconds, o.mean_lifetime_ms,
-                static_cast<unsigned long long>(ended.load()));
+    std::printf(
+        "wheel_pool: %zu shards, %zu threads, %llu assignments (round robin, pool.next()) at %.0f/s over %.1f s; "
+        "exponential lifetimes, mean %.0f ms; %llu sessions ended before the end\n",
+        o.shards, o.threads, static_cast<unsigned long long>(assigned.load()), o.rate, seconds, o.mean_lifetime_ms,
+        static_cast<unsigned long long>(ended.load()));
     if (samples == 0) {
-        std::printf("no sample after the warm-up (%.0f ms): raise --assignments or lower --mean-lifetime-ms\n", warmup.count());
+        std::printf("no sample after the warm-up (%.0f ms): raise --assignments or lower --mean-lifetime-ms\n",
+                    warmup.count());
         return 1;
     }
-    std::printf("steady state: %llu samples every %ld ms after a %.0f ms warm-up; %.0f sessions open on average, %.1f per shard\n",
-                static_cast<unsigned long long>(samples), o.sample_ms, warmup.count(), population_sum / static_cast<double>(samples),
-                population_sum / static_cast<double>(samples) / static_cast<double>(o.shards));
+    std::printf(
+        "steady state: %llu samples every %ld ms after a %.0f ms warm-up; %.0f sessions open on average, %.1f per "
+        "shard\n",
+        static_cast<unsigned long long>(samples), o.sample_ms, warmup.count(),
+        population_sum / static_cast<double>(samples),
+        population_sum / static_cast<double>(samples) / static_cast<double>(o.shards));
     rr_stats.print("round robin");
     random_stats.print("random");
     return done ? 0 : 1;
