@@ -7,8 +7,8 @@
 #   --rounds N  repetitions of every micro case, interleaved at random across the cases
 #               (Google Benchmark --benchmark_enable_random_interleaving), so that a burst of
 #               other jobs on a shared machine hits every contender alike; default 5
-#   --nice N    run the benchmarks at this niceness (default 0; e.g. 10 to yield to builds, -10
-#               as root to be less disturbed by them)
+#   --nice N    run the benchmarks at this niceness, in a scheduler autogroup of their own with
+#               that niceness (default 0; e.g. -10 as root to be less disturbed by other jobs)
 #   --quick     10 000 sessions, 1 repetition, 20 000 assignments of 100 ms mean lifetime: a
 #               rehearsal, not a result
 # Environment: BUILD_DIR (default build/pool; configured here with ccache when new),
@@ -18,6 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build/pool}
 out=${OUT_DIR:-$build/pool-results}
+args=("$@")
 rounds=5
 niceness=0
 sessions=100000
@@ -32,6 +33,18 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+# With --nice, run in a session of its own (a scheduler autogroup: with autogroup scheduling,
+# niceness only counts within a session) and give that autogroup the niceness too, as
+# bench/compare.sh --nice does.
+if [ "$niceness" != 0 ]; then
+  if [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+    IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "${args[@]}"
+  fi
+  if [ -w /proc/self/autogroup ]; then
+    echo "$niceness" >/proc/self/autogroup 2>/dev/null || echo "run_pool.sh: could not set the autogroup niceness" >&2
+  fi
+fi
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIDLEWHEEL_BUILD_BENCH=ON -DIDLEWHEEL_BUILD_TESTS=OFF \
@@ -48,7 +61,7 @@ busy_since() {
   awk -v b=$((b2 - b1)) -v t=$((t2 - t1)) 'BEGIN { printf "%.0f %%", t ? 100 * b / t : 0 }'
 }
 
-echo "run_pool.sh $*: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- lib bench/micro bench/sim || echo ' + changes'), $(nproc) CPUs, niceness $niceness"
+echo "run_pool.sh ${args[*]}: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- lib bench/micro bench/sim || echo ' + changes'), $(nproc) CPUs, niceness $niceness"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(cpu_sample)
 nice -n "$niceness" "$build/bench/micro/idlewheel_pool_bench" --sessions="$sessions" \
