@@ -42,6 +42,8 @@ def stat(samples, key):
 
 
 def fmt(m):
+    if m is None:
+        return "%8s" % "-"
     med, lo, hi = m
     return "%8.1f [%s-%s]" % (med, num(lo), num(hi))
 
@@ -52,10 +54,14 @@ def num(x):
 
 def ratio(a, b):
     """a / b as median and the range from the worst to the best pairing."""
+    if a is None or b is None:
+        return None
     return a[0] / b[0], a[1] / b[2], a[2] / b[1]
 
 
 def fmt_ratio(r):
+    if r is None:
+        return "%6s" % "-"
     return "%6.2f [%.2f-%.2f]" % r
 
 
@@ -81,9 +87,7 @@ def main(path):
             "pool / wheel/thr", "asio shared / pool", "asio shared/io/thr"))
         for (per_handler, threads) in sorted(runs, key=lambda k: (-k[0], k[1])):
             c = runs[(per_handler, threads)]
-            if any(x not in c for x in CONTENDERS):
-                continue
-            m = {x: stat(c[x], key) for x in CONTENDERS}
+            m = {x: stat(c[x], key) if x in c else None for x in CONTENDERS}
             print("%-7d %-7d | %-22s %-22s %-22s %-22s | %-19s %-19s %-19s" % (
                 threads, per_handler, fmt(m[CONTENDERS[0]]), fmt(m[CONTENDERS[1]]), fmt(m[CONTENDERS[2]]),
                 fmt(m[CONTENDERS[3]]),
@@ -98,9 +102,9 @@ def main(path):
             "net pool / net w/thr"))
         for (per_handler, threads) in sorted(runs, key=lambda k: (-k[0], k[1])):
             c = runs[(per_handler, threads)]
-            if any(x not in c for x in CONTENDERS + BASELINES):
+            if any(x not in c for x in ("touch/pool_wheel", "touch/wheel_per_thread") + BASELINES):
                 continue
-            m = {x: stat(c[x], "cpu_ns") for x in CONTENDERS + BASELINES}
+            m = {x: stat(c[x], "cpu_ns") for x in ("touch/pool_wheel", "touch/wheel_per_thread") + BASELINES}
             net_pool = minus(m["touch/pool_wheel"], m[BASELINES[0]])
             net_wheel = minus(m["touch/wheel_per_thread"], m[BASELINES[1]])
             print("%-7d %-7d | %-22s %-22s | %-22s %-22s | %-19s" % (
