@@ -33,8 +33,9 @@
 // (10 ms tick): the once-per-tick wake-up a touched wheel asks for, its Asio timer's re-arm
 // included, is in the measured time.
 //
-// One benchmark iteration is one round: the threads are started, run their io_context until
-// every group has done its budget (and, for asio, every aborted wait has run), and stop. The
+// One benchmark iteration is one round: the T threads (started once per case) run their
+// io_context until every group has done its budget (and, for asio, every aborted wait has
+// run), and it is stopped. The
 // figures, per touch / re-arm:
 //  - cpu_ns: the CPU time of the T threads (each thread's CLOCK_THREAD_CPUTIME_ID over its
 //    run()), summed, / operations. Robust against other processes on a shared machine; it
@@ -58,6 +59,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -65,6 +67,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -121,26 +124,71 @@ struct round_result {
     double cpu = 0;   // seconds, all threads
 };
 
-// Runs `threads` threads over `ios` (thread i runs ios[i % ios.size()]) until stopped.
-round_result run_round(const std::vector<asio::io_context*>& ios, std::size_t threads) {
-    std::vector<double> cpu(threads, 0.0);
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < threads; ++i) {
-        pool.emplace_back([&, i] {
-            const double c0 = thread_cpu_seconds();
-            ios[i % ios.size()]->run();
-            cpu[i] = thread_cpu_seconds() - c0;
-        });
+// T threads that stay for the whole case (thread i runs ios[i % ios.size()] in every round, so
+// a wheel on a plain io_context is always called from the same thread, as the executor check
+// of a debug build requires), started and waited for once per round.
+class workers {
+public:
+    workers(std::vector<asio::io_context*> ios, std::size_t threads) : ios_(std::move(ios)), cpu_(threads, 0.0) {
+        for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { loop(i); });
     }
-    for (auto& t : pool) t.join();
-    round_result r;
-    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.cpu = std::accumulate(cpu.begin(), cpu.end(), 0.0);
-    for (auto* io : ios) io->restart();
-    return r;
-}
+    workers(const workers&) = delete;
+    workers& operator=(const workers&) = delete;
+    ~workers() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            quit_ = true;
+        }
+        start_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+
+    // One round: every thread runs its io_context until it is stopped.
+    round_result run() {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            finished_ = 0;
+            ++generation_;
+        }
+        start_.notify_all();
+        {
+            std::unique_lock<std::mutex> lock(m_);
+            done_.wait(lock, [this] { return finished_ == threads_.size(); });
+        }
+        round_result r;
+        r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        r.cpu = std::accumulate(cpu_.begin(), cpu_.end(), 0.0);
+        for (auto* io : ios_) io->restart();
+        return r;
+    }
+
+private:
+    void loop(std::size_t i) {
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(m_);
+        for (;;) {
+            start_.wait(lock, [&] { return quit_ || generation_ != seen; });
+            if (quit_) return;
+            seen = generation_;
+            lock.unlock();
+            const double c0 = thread_cpu_seconds();
+            ios_[i % ios_.size()]->run();
+            cpu_[i] = thread_cpu_seconds() - c0;
+            lock.lock();
+            if (++finished_ == threads_.size()) done_.notify_one();
+        }
+    }
+
+    std::vector<asio::io_context*> ios_;
+    std::vector<double> cpu_;
+    std::mutex m_;
+    std::condition_variable start_, done_;
+    std::uint64_t generation_ = 0;
+    std::size_t finished_ = 0;
+    bool quit_ = false;
+    std::vector<std::thread> threads_;  // last: started when everything else exists
+};
 
 // One group: its sessions (wheel_session or a timer), its executor, the state of its drivers.
 // For asio, the group is done when its drivers are and every aborted wait they caused has run.
@@ -280,9 +328,10 @@ void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_conte
     round_control control;
     control.ios = ios;
     ops -= ops % (gs.size() * drivers_per_group);
+    workers pool(ios, threads);
     for (auto _ : st) {
         start_round(gs, control, ops, per_handler, driver);
-        const round_result r = run_round(ios, threads);
+        const round_result r = pool.run();
         st.SetIterationTime(r.wall);
         sum.wall += r.wall;
         sum.cpu += r.cpu;
