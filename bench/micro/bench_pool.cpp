@@ -45,6 +45,8 @@
 //    time the threads were not on a CPU too).
 // The manual time Google Benchmark reports is the round's wall time.
 
+#include "workload.hpp"
+
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
@@ -87,26 +89,7 @@ double thread_cpu_seconds() noexcept {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Visits 0..n-1, each once per n steps, in a scattered order (a stride coprime to n).
-class scattered_order {
-public:
-    explicit scattered_order(std::size_t n) noexcept : n_(n) {
-        stride_ = n < 2 ? 0 : static_cast<std::size_t>(2654435761ULL % n);
-        if (n >= 2 && stride_ == 0) stride_ = 1;
-        while (n >= 2 && std::gcd(stride_, n) != 1) ++stride_;
-    }
-    std::size_t next() noexcept {
-        const std::size_t c = at_;
-        at_ += stride_;
-        if (at_ >= n_) at_ -= n_;
-        return c;
-    }
-
-private:
-    std::size_t n_;
-    std::size_t stride_ = 0;
-    std::size_t at_ = 0;
-};
+using bench::scattered_order;  // workload.hpp: every session once per pass, scattered
 
 // Ends a round: the last group to finish stops every io_context.
 struct round_control {
@@ -321,13 +304,17 @@ struct totals {
     }
 };
 
+// Runs a case: T = st.range(0) threads over `ios`, per_handler = st.range(1).
 template <class Groups, class Driver>
-void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_context*>& ios, std::size_t threads,
-              std::size_t ops, std::size_t per_handler, Driver driver) {
+void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_context*>& ios, bool touch, Driver driver) {
+    const auto threads = static_cast<std::size_t>(st.range(0));
+    const auto per_handler = static_cast<std::size_t>(st.range(1));
+    // Enough operations per round for a few tens of milliseconds or more of every case.
+    std::size_t ops = touch && per_handler > 1 ? 8'000'000 : 400'000;
+    ops -= ops % (gs.size() * drivers_per_group);
     totals sum;
     round_control control;
     control.ios = ios;
-    ops -= ops % (gs.size() * drivers_per_group);
     workers pool(ios, threads);
     for (auto _ : st) {
         start_round(gs, control, ops, per_handler, driver);
@@ -340,143 +327,122 @@ void run_case(benchmark::State& st, Groups& gs, const std::vector<asio::io_conte
     sum.report(st, threads);
 }
 
-// The operations of one round: enough for a few tens of milliseconds or more of every case.
-std::size_t round_ops(bool touch, std::size_t per_handler) {
-    if (touch && per_handler > 1) return 8'000'000;
-    return 400'000;
+// The two shapes: ONE io_context run by T threads, and T io_contexts of one thread each.
+struct shared_io {
+    explicit shared_io(const benchmark::State& st) : io(static_cast<int>(st.range(0))) {}
+    asio::io_context io;
+    std::vector<asio::io_context*> ios{&io};
+};
+struct io_per_thread {
+    explicit io_per_thread(const benchmark::State& st) {
+        for (std::int64_t t = 0; t < st.range(0); ++t) {
+            owned.push_back(std::make_unique<asio::io_context>(1));
+            ios.push_back(owned.back().get());
+        }
+    }
+    asio::io_context& of_group(std::size_t g) { return *ios[g % ios.size()]; }
+    std::vector<std::unique_ptr<asio::io_context>> owned;
+    std::vector<asio::io_context*> ios;
+};
+
+// The 8 groups, group g on executor ex(g), each filled by fill(group, g).
+template <class Group, class Ex, class Fill>
+std::vector<std::unique_ptr<Group>> make_groups(Ex ex, Fill fill) {
+    std::vector<std::unique_ptr<Group>> gs;
+    for (std::size_t g = 0; g < groups; ++g) {
+        gs.push_back(std::make_unique<Group>(ex(g), sessions_total / groups));
+        fill(*gs.back(), g);
+    }
+    return gs;
 }
+
+template <class Group, class Config>
+void add_sessions(Group& g, const Config& config) {
+    for (std::size_t i = 0; i < sessions_total / groups; ++i)
+        g.items.push_back(std::make_unique<wheel_session>(config));
+}
+
+template <class Group>
+void add_armed_timers(Group& g) {
+    for (std::size_t i = 0; i < sessions_total / groups; ++i) {
+        g.items.push_back(std::make_unique<typename decltype(g.items)::value_type::element_type>(g.ex));
+        g.items.back()->expires_after(1h);
+        g.items.back()->async_wait(abort_counter<Group>{&g});
+    }
+}
+
+using strand_t = asio::strand<asio::io_context::executor_type>;
+template <class Executor>
+using timer_on =
+    asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, Executor>;
 
 // touch/pool_wheel
 void pool_wheel(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    asio::io_context io{static_cast<int>(threads)};
+    shared_io shape(st);
     idlewheel::wheel_pool_options po;
     po.shards = groups;
-    idlewheel::wheel_pool pool(io, po);
+    idlewheel::wheel_pool pool(shape.io, po);
     const auto opts = watch_options();
     idlewheel::per_shard<idlewheel::session_liveness_config> configs(pool, [&](idlewheel::wheel_pool::shard& s) {
         return idlewheel::session_liveness_config(s.wheel(), opts, &ignore_event);
     });
     using group_t = group<idlewheel::wheel_pool::executor_type, wheel_session>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g) {
-        gs.push_back(std::make_unique<group_t>(pool[g].get_executor(), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i)
-            gs.back()->items.push_back(std::make_unique<wheel_session>(configs[g]));
-    }
-    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { touch_driver(g, left); });
+    auto gs = make_groups<group_t>([&](std::size_t g) { return pool[g].get_executor(); },
+                                   [&](group_t& grp, std::size_t g) { add_sessions(grp, configs[g]); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { touch_driver(g, left); });
 }
 
 // touch/wheel_per_thread
 void wheel_per_thread(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    std::vector<std::unique_ptr<asio::io_context>> ios;
+    io_per_thread shape(st);
     std::vector<std::unique_ptr<idlewheel::wheel_timer>> wheels;
     std::vector<std::unique_ptr<idlewheel::session_liveness_config>> configs;
-    std::vector<asio::io_context*> raw;
     const auto opts = watch_options();
-    for (std::size_t t = 0; t < threads; ++t) {
-        ios.push_back(std::make_unique<asio::io_context>(1));
-        wheels.push_back(std::make_unique<idlewheel::wheel_timer>(*ios.back()));
+    for (auto* io : shape.ios) {
+        wheels.push_back(std::make_unique<idlewheel::wheel_timer>(*io));
         configs.push_back(std::make_unique<idlewheel::session_liveness_config>(*wheels.back(), opts, &ignore_event));
-        raw.push_back(ios.back().get());
     }
     using group_t = group<asio::io_context::executor_type, wheel_session>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g) {
-        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i)
-            gs.back()->items.push_back(std::make_unique<wheel_session>(*configs[g % threads]));
-    }
-    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { touch_driver(g, left); });
+    auto gs =
+        make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
+                             [&](group_t& grp, std::size_t g) { add_sessions(grp, *configs[g % configs.size()]); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { touch_driver(g, left); });
 }
 
 // baseline/strand_shared_io: the pool's shape (8 strands of one io_context on T threads), no touch
 void baseline_strand_shared_io(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    asio::io_context io{static_cast<int>(threads)};
-    using strand_t = asio::strand<asio::io_context::executor_type>;
+    shared_io shape(st);
     using group_t = group<strand_t, no_session>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g)
-        gs.push_back(std::make_unique<group_t>(asio::make_strand(io), sessions_total / groups));
-    run_case(st, gs, {&io}, threads, round_ops(true, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { empty_driver(g, left); });
+    auto gs =
+        make_groups<group_t>([&](std::size_t) { return asio::make_strand(shape.io); }, [](group_t&, std::size_t) {});
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { empty_driver(g, left); });
 }
 
 // baseline/io_per_thread: the wheel-per-thread shape (T io_contexts, one thread each), no touch
 void baseline_io_per_thread(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    std::vector<std::unique_ptr<asio::io_context>> ios;
-    std::vector<asio::io_context*> raw;
-    for (std::size_t t = 0; t < threads; ++t) {
-        ios.push_back(std::make_unique<asio::io_context>(1));
-        raw.push_back(ios.back().get());
-    }
+    io_per_thread shape(st);
     using group_t = group<asio::io_context::executor_type, no_session>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g)
-        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
-    run_case(st, gs, raw, threads, round_ops(true, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { empty_driver(g, left); });
+    auto gs = make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
+                                   [](group_t&, std::size_t) {});
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { empty_driver(g, left); });
 }
 
-template <class Group>
-void arm_all(Group& g) {
-    for (auto& t : g.items) {
-        t->expires_after(1h);
-        t->async_wait(abort_counter<Group>{&g});
-    }
-}
-
-// rearm/steady_timer_shared_io
+// rearm/steady_timer_shared_io: timers on 8 strands of one io_context on T threads
 void steady_timer_shared_io(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    asio::io_context io{static_cast<int>(threads)};
-    using strand_t = asio::strand<asio::io_context::executor_type>;
-    using timer_t =
-        asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, strand_t>;
-    using group_t = group<strand_t, timer_t>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g) {
-        gs.push_back(std::make_unique<group_t>(asio::make_strand(io), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i)
-            gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
-        arm_all(*gs.back());
-    }
-    run_case(st, gs, {&io}, threads, round_ops(false, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { rearm_driver(g, left); });
+    shared_io shape(st);
+    using group_t = group<strand_t, timer_on<strand_t>>;
+    auto gs = make_groups<group_t>([&](std::size_t) { return asio::make_strand(shape.io); },
+                                   [](group_t& grp, std::size_t) { add_armed_timers(grp); });
+    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { rearm_driver(g, left); });
 }
 
 // rearm/steady_timer_io_per_thread
 void steady_timer_io_per_thread(benchmark::State& st) {
-    const auto threads = static_cast<std::size_t>(st.range(0));
-    const auto per_handler = static_cast<std::size_t>(st.range(1));
-    std::vector<std::unique_ptr<asio::io_context>> ios;
-    std::vector<asio::io_context*> raw;
-    for (std::size_t t = 0; t < threads; ++t) {
-        ios.push_back(std::make_unique<asio::io_context>(1));
-        raw.push_back(ios.back().get());
-    }
-    using timer_t = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
-                                               asio::io_context::executor_type>;
-    using group_t = group<asio::io_context::executor_type, timer_t>;
-    std::vector<std::unique_ptr<group_t>> gs;
-    for (std::size_t g = 0; g < groups; ++g) {
-        gs.push_back(std::make_unique<group_t>(ios[g % threads]->get_executor(), sessions_total / groups));
-        for (std::size_t i = 0; i < sessions_total / groups; ++i)
-            gs.back()->items.push_back(std::make_unique<timer_t>(gs.back()->ex));
-        arm_all(*gs.back());
-    }
-    run_case(st, gs, raw, threads, round_ops(false, per_handler), per_handler,
-             [](group_t& g, std::size_t left) { rearm_driver(g, left); });
+    io_per_thread shape(st);
+    using group_t = group<asio::io_context::executor_type, timer_on<asio::io_context::executor_type>>;
+    auto gs = make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
+                                   [](group_t& grp, std::size_t) { add_armed_timers(grp); });
+    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { rearm_driver(g, left); });
 }
 
 }  // namespace
