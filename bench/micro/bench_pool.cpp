@@ -213,35 +213,36 @@ struct wheel_session {
     idlewheel::session_liveness live;
 };
 
-// One driver: `left` operations to go; re-posts itself to its group's executor.
-template <class Group>
-void touch_driver(Group& g, std::size_t left) {
+// One driver: makes per_handler operations `op(group)`, `left` to go in all; re-posts itself to
+// its group's executor.
+template <class Group, class Op>
+void drive(Group& g, std::size_t left, Op op) {
     const std::size_t n = std::min(g.per_handler, left);
-    for (std::size_t i = 0; i < n; ++i) g.items[g.order.next()]->live.on_read();
+    for (std::size_t i = 0; i < n; ++i) op(g);
     left -= n;
     if (left > 0) {
-        asio::post(g.ex, [&g, left] { touch_driver(g, left); });
+        asio::post(g.ex, [&g, left, op] { drive(g, left, op); });
     } else if (--g.drivers_running == 0) {
         g.driver_done = true;
         g.maybe_done();
     }
 }
 
-// The baseline: the same drivers, handlers and walk, no touch (what the handler dispatch costs
-// each shape without any liveness).
-struct no_session {};
-template <class Group>
-void empty_driver(Group& g, std::size_t left) {
-    const std::size_t n = std::min(g.per_handler, left);
-    for (std::size_t i = 0; i < n; ++i) benchmark::DoNotOptimize(g.order.next());
-    left -= n;
-    if (left > 0) {
-        asio::post(g.ex, [&g, left] { empty_driver(g, left); });
-    } else if (--g.drivers_running == 0) {
-        g.driver_done = true;
-        g.maybe_done();
+// The operations: a touch; nothing but the walk (the baseline: what the handler dispatch costs
+// each shape without any liveness); a steady_timer re-arm.
+struct touch_op {
+    template <class Group>
+    void operator()(Group& g) const {
+        g.items[g.order.next()]->live.on_read();
     }
-}
+};
+struct no_session {};
+struct empty_op {
+    template <class Group>
+    void operator()(Group& g) const {
+        benchmark::DoNotOptimize(g.order.next());
+    }
+};
 
 template <class Group>
 struct abort_counter {
@@ -253,22 +254,14 @@ struct abort_counter {
     }
 };
 
-template <class Group>
-void rearm_driver(Group& g, std::size_t left) {
-    const std::size_t n = std::min(g.per_handler, left);
-    for (std::size_t i = 0; i < n; ++i) {
+struct rearm_op {
+    template <class Group>
+    void operator()(Group& g) const {
         auto& t = *g.items[g.order.next()];
         g.expected += t.expires_after(1h);  // cancels the pending wait: its handler must run
         t.async_wait(abort_counter<Group>{&g});
     }
-    left -= n;
-    if (left > 0) {
-        asio::post(g.ex, [&g, left] { rearm_driver(g, left); });
-    } else if (--g.drivers_running == 0) {
-        g.driver_done = true;
-        g.maybe_done();
-    }
-}
+};
 
 // Starts a round on every group (from outside the io_contexts: none runs yet): drivers_per_group
 // drivers each, so that every shape has handlers queued as a loaded server has (with a single
@@ -389,7 +382,7 @@ void pool_wheel(benchmark::State& st) {
     using group_t = group<idlewheel::wheel_pool::executor_type, wheel_session>;
     auto gs = make_groups<group_t>([&](std::size_t g) { return pool[g].get_executor(); },
                                    [&](group_t& grp, std::size_t g) { add_sessions(grp, configs[g]); });
-    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { touch_driver(g, left); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { drive(g, left, touch_op{}); });
 }
 
 // touch/wheel_per_thread
@@ -406,7 +399,7 @@ void wheel_per_thread(benchmark::State& st) {
     auto gs =
         make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
                              [&](group_t& grp, std::size_t g) { add_sessions(grp, *configs[g % configs.size()]); });
-    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { touch_driver(g, left); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { drive(g, left, touch_op{}); });
 }
 
 // baseline/strand_shared_io: the pool's shape (8 strands of one io_context on T threads), no touch
@@ -415,7 +408,7 @@ void baseline_strand_shared_io(benchmark::State& st) {
     using group_t = group<strand_t, no_session>;
     auto gs =
         make_groups<group_t>([&](std::size_t) { return asio::make_strand(shape.io); }, [](group_t&, std::size_t) {});
-    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { empty_driver(g, left); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { drive(g, left, empty_op{}); });
 }
 
 // baseline/io_per_thread: the wheel-per-thread shape (T io_contexts, one thread each), no touch
@@ -424,7 +417,7 @@ void baseline_io_per_thread(benchmark::State& st) {
     using group_t = group<asio::io_context::executor_type, no_session>;
     auto gs = make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
                                    [](group_t&, std::size_t) {});
-    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { empty_driver(g, left); });
+    run_case(st, gs, shape.ios, true, [](group_t& g, std::size_t left) { drive(g, left, empty_op{}); });
 }
 
 // rearm/steady_timer_shared_io: timers on 8 strands of one io_context on T threads
@@ -433,7 +426,7 @@ void steady_timer_shared_io(benchmark::State& st) {
     using group_t = group<strand_t, timer_on<strand_t>>;
     auto gs = make_groups<group_t>([&](std::size_t) { return asio::make_strand(shape.io); },
                                    [](group_t& grp, std::size_t) { add_armed_timers(grp); });
-    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { rearm_driver(g, left); });
+    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { drive(g, left, rearm_op{}); });
 }
 
 // rearm/steady_timer_io_per_thread
@@ -442,7 +435,7 @@ void steady_timer_io_per_thread(benchmark::State& st) {
     using group_t = group<asio::io_context::executor_type, timer_on<asio::io_context::executor_type>>;
     auto gs = make_groups<group_t>([&](std::size_t g) { return shape.of_group(g).get_executor(); },
                                    [](group_t& grp, std::size_t) { add_armed_timers(grp); });
-    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { rearm_driver(g, left); });
+    run_case(st, gs, shape.ios, false, [](group_t& g, std::size_t left) { drive(g, left, rearm_op{}); });
 }
 
 }  // namespace
