@@ -8,10 +8,16 @@
 # separate processes, each under its own descriptor limit, so 19 000 connections fit.
 #
 # usage: bench/compare.sh [--quick] [--out DIR] [--build DIR] [--connections N] [--duration D]
-#                         [--server-threads N] [--client-threads N] [--nice N] [--pin]
-#                         [--no-heartbeat] [-- extra loadgen options]
+#                         [--server-threads N] [--io-threads N] [--shards S] [--client-threads N]
+#                         [--nice N] [--pin] [--no-heartbeat] [-- extra loadgen options]
 #   default: 19000 WebSocket connections (40 % idle, 40 % active at 1 s, 10 % pingers, 10 % dead),
 #            idle timeout 10s, ping interval 3s, pong timeout 3s, jitter 1s, tick 10ms, 40 s per mode
+#   --server-threads N: demo_server --threads N (an io_context per thread, a wheel each); default 1
+#   --io-threads N: demo_server --io-threads N instead (ONE io_context run by N threads, a
+#            wheel_pool for --timers=wheel, a strand and a steady_timer per connection for asio);
+#            --shards S adds --shards S (the pool's shards). Exits 77 (skipped) when this
+#            demo_server has no --io-threads (or --shards). Leave out --pin with N > 1: it would
+#            put every server thread on CPU 0
 #   --quick: 500 connections, idle timeout 3s, ping 1s / pong 1s / jitter 500ms, 10 s per mode
 #   --nice N: run in a session of its own (a scheduler autogroup) with this niceness, e.g. -10 as
 #            root, so other jobs on a shared machine do not starve the measurement; the output says so
@@ -42,6 +48,8 @@ tick=10ms
 interval=1s
 connect_rate=5000
 server_threads=1
+io_threads=
+shards=
 client_threads=1
 quick=0
 niceness=
@@ -56,6 +64,8 @@ while [ $# -gt 0 ]; do
         --connections) connections=$2; shift ;;
         --duration) duration=$2; shift ;;
         --server-threads) server_threads=$2; shift ;;
+        --io-threads) io_threads=$2; shift ;;
+        --shards) shards=$2; shift ;;
         --client-threads) client_threads=$2; shift ;;
         --nice) niceness=$2; shift ;;
         --pin) pin=1 ;;
@@ -74,6 +84,18 @@ mkdir -p "$out"
 
 find_programs "$build"
 require_server_support "none:"
+# The server's threading: an io_context per thread (--threads), or one io_context on N threads.
+threading="--threads $server_threads"
+if [ -n "$io_threads" ]; then
+    require_server_support "--io-threads"
+    threading="--io-threads $io_threads"
+elif [ -n "$shards" ]; then
+    echo "compare.sh: --shards needs --io-threads" >&2; exit 2
+fi
+if [ -n "$shards" ]; then
+    require_server_support "--shards"
+    threading="$threading --shards $shards"
+fi
 
 run=
 if [ -n "$niceness" ]; then
@@ -92,7 +114,7 @@ if [ $pin -eq 1 ]; then
 fi
 echo "compare.sh: $command_line"
 echo "compare.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "compare.sh: $connections connections, $duration per mode, idle timeout $idle_timeout, ping $ping_interval / pong $pong_timeout / jitter $ping_jitter, tick $tick${niceness:+, niceness $niceness}$( [ $pin -eq 1 ] && echo ", server pinned to CPU 0, loadgen to CPUs 1-$((cpus - 1))"); results in $out"
+echo "compare.sh: demo_server $threading; $connections connections, $duration per mode, idle timeout $idle_timeout, ping $ping_interval / pong $pong_timeout / jitter $ping_jitter, tick $tick${niceness:+, niceness $niceness}$( [ $pin -eq 1 ] && echo ", server pinned to CPU 0, loadgen to CPUs 1-$((cpus - 1))"); results in $out"
 
 trap stop_servers EXIT INT TERM
 
@@ -101,10 +123,10 @@ failed=0
 for mode in none wheel asio; do
     # Room above the scenario for the /stats requests: at --max-connections the server would
     # accept and close them at once.
-    start_server "server-$mode" "$run_server" --timers="$mode" --threads "$server_threads" --tcp-port 0 --http-port 0 \
+    start_server "server-$mode" "$run_server" --timers="$mode" $threading --tcp-port 0 --http-port 0 \
         $timing --tick "$tick" --max-connections $((connections + 500)) --quiet || exit 1
     server=$started_pid
-    echo "== $mode: demo_server --timers=$mode --threads $server_threads (pid $server, http port $http_port) =="
+    echo "== $mode: demo_server --timers=$mode $threading (pid $server, http port $http_port) =="
     rc=0
     $run_client "$loadgen" --http-port "$http_port" --protocol ws -n "$connections" --threads "$client_threads" \
         $mix --interval "$interval" --connect-rate "$connect_rate" \

@@ -2,7 +2,7 @@
 """Tables across several loadgen runs, each with its targets checked.
 
     results.py overhead   DIR      none.json, wheel.json, asio.json in DIR (bench/compare.sh)
-    results.py saturation DIR      DIR/sat-T-N-MODE.json for every threads T, connections N, mode
+    results.py saturation DIR      DIR/sat-T-N-MODE.json for every threads T (or ioT: --io-threads T), connections N, mode
     results.py scale      DIR      DIR/loadgen-*.json and DIR/monitor.json (bench/scale.sh)
     results.py monitor    OUT PID... [--seconds S]   samples the servers' RSS, descriptors and CPU
                                                      every second into OUT, for at most S seconds
@@ -135,8 +135,10 @@ def overhead(directory, strict):
 def saturation(directory, strict):
     found = {}
     for path in glob.glob(os.path.join(directory, "sat-*.json")):
-        _, threads, conns, mode = os.path.basename(path)[:-5].split("-")
-        found[(int(threads), int(conns), mode)] = load(path)
+        _, shape, conns, mode = os.path.basename(path)[:-5].split("-")
+        # shape: T (demo_server --threads T) or ioT (--io-threads T); sorted per-thread first
+        key = (1, int(shape[2:])) if shape.startswith("io") else (0, int(shape))
+        found[(key, int(conns), mode)] = load(path)
     if not found:
         print("results.py: no sat-*.json in %s" % directory, file=sys.stderr)
         return 2
@@ -144,6 +146,7 @@ def saturation(directory, strict):
           machine_line(list(found.values())))
     print("echoes per second (the server's count, steady window); per CPU-second: the same divided by the")
     print("server's CPU use, what one fully busy core would serve when the server is not the bottleneck")
+    shape_name = lambda k: ("io:%d" % k[1]) if k[0] else "%d" % k[1]
     print("%-7s %11s | %10s %10s %10s | %10s %9s | %-16s | %10s %10s %10s | %10s" % (
         "threads", "connections", "none", "wheel", "asio", "wheel/none", "asio/none", "server CPU %",
         "none/CPU-s", "wheel/CPU-s", "asio/CPU-s", "wheel/none"))
@@ -165,11 +168,11 @@ def saturation(directory, strict):
         rw = ratio(rate, "wheel", "none")
         targets_ok &= rw == rw and rw >= 0.97
         cell = lambda x: "%10.0f" % x if x is not None else "%10s" % "-"
-        print("%-7d %11d | %s %s %s | %10.3f %9.3f | %-16s | %s %s %s | %10.3f" % (
-            threads, conns, cell(rate["none"]), cell(rate["wheel"]), cell(rate["asio"]), rw, ratio(rate, "asio", "none"),
+        print("%-7s %11d | %s %s %s | %10.3f %9.3f | %-16s | %s %s %s | %10.3f" % (
+            shape_name(threads), conns, cell(rate["none"]), cell(rate["wheel"]), cell(rate["asio"]), rw, ratio(rate, "asio", "none"),
             "/".join("%.0f" % busy[m] if busy[m] is not None else "-" for m in modes),
             cell(per_cpu["none"]), cell(per_cpu["wheel"]), cell(per_cpu["asio"]), ratio(per_cpu, "wheel", "none")))
-    bad = sorted("%d threads, %d connections, %s: %s" % (t, n, m, checks_line(d)) for (t, n, m), d in found.items() if not passed(d))
+    bad = sorted("%s threads, %d connections, %s: %s" % (shape_name(t), n, m, checks_line(d)) for (t, n, m), d in found.items() if not passed(d))
     print("target: wheel >= 97 %% of none in every row -> %s" % verdict(targets_ok))
     print("checks: %s" % ("every run passed" if all_passed else "FAILED: " + "; ".join(bad)))
     if not all_passed or (strict and not targets_ok):
