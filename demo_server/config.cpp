@@ -75,10 +75,13 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("drain-spread", po::value<duration_arg>(), "on SIGTERM/SIGINT close the TCP and WebSocket sessions spread uniformly over this window, longest idle first (WebSocket: 1001 \"going away\"), while plain HTTP (/stats, /metrics) is still served and upgrades get 503; 0s = all at once (default 0s)")
         ("hard-stop-after", po::value<duration_arg>(), "on SIGTERM/SIGINT drop whatever is still open this long after the signal and exit 0; a second signal does it at once; 0s = after the drain plus --close-timeout (default 0s)")
         ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
-        ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread; asio: one steady_timer per connection re-armed on every read; "
+        ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread (--threads) or per shard (--io-threads); asio: one steady_timer per connection re-armed on every read; "
                    "none: no liveness at all (no idle kick, heartbeat, handshake or close deadline), the benchmark baseline (default wheel)")
         ("tcp-echo", po::value<enum_arg<tcp_echo_mode>>(), "bytes: echo bytes as they come; lines: echo whole lines (default bytes)")
         ("threads", po::value(&c.threads)->default_value(c.threads), "io_context threads, each with its own wheel")
+        ("io-threads", po::value(&c.io_threads)->default_value(c.io_threads), "instead of --threads: ONE io_context run by this many threads (Beast's threading), "
+                       "its sessions spread over --shards strands, each with its own wheel (idlewheel::wheel_pool); 0 = off")
+        ("shards", po::value(&c.shards), "with --io-threads: the strands (each with a wheel, a session list, a share of the sessions) (default 4 x --io-threads)")
         ("max-connections", po::value(&c.max_connections)->default_value(c.max_connections), "connections beyond this are accepted and closed at once")
         ("max-message-size", po::value(&c.max_message_size)->default_value(c.max_message_size), "largest WebSocket message / TCP line in bytes (larger: close 1009)")
         ("max-backlog", po::value(&c.max_backlog)->default_value(c.max_backlog), "bytes of unsent echo a client may leave queued before it is dropped")
@@ -118,6 +121,14 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         problem = "--max-lifetime, --drain-spread and --hard-stop-after must be >= 0";
     else if (c.threads == 0 || c.threads > 64)
         problem = "--threads must be between 1 and 64";
+    else if (c.io_threads > 64)
+        problem = "--io-threads must be between 0 and 64";
+    else if (c.io_threads > 0 && c.threads > 1)
+        problem = "--threads and --io-threads are exclusive: --threads N runs an io_context per thread, --io-threads N one io_context on N threads";
+    else if (vm.count("shards") != 0U && c.io_threads == 0)
+        problem = "--shards needs --io-threads";
+    else if (vm.count("shards") != 0U && (c.shards == 0 || c.shards > 1024))
+        problem = "--shards must be between 1 and 1024";
     else if (c.max_connections == 0)
         problem = "--max-connections must be > 0";
     else if (c.max_backlog_total < c.max_backlog)
@@ -129,6 +140,7 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         exit_code = 2;
         return std::nullopt;
     }
+    if (c.io_threads > 0 && c.shards == 0) c.shards = 4 * std::size_t{c.io_threads};
     return c;
 }
 

@@ -29,7 +29,9 @@ struct config {
     std::chrono::nanoseconds hard_stop_after{0};  // shutdown: drop whatever is left after this (0 = no extra bound)
     timer_mode timers = timer_mode::wheel;
     tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
-    unsigned threads = 1;
+    unsigned threads = 1;     // --threads: io_context threads, each with its own wheel
+    unsigned io_threads = 0;  // --io-threads: threads of ONE shared io_context with a wheel_pool (0: off)
+    std::size_t shards = 0;   // --shards: the pool's shards, one worker each (set to 4 x io_threads if not given)
     std::size_t max_connections =
         19'900;  // the 20 000-descriptor limit here, less a reserve for listeners, epoll, /stats
     std::size_t max_message_size = 64 * 1024;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 int main(int argc, char** argv) {
     int exit_code = 0;
@@ -20,8 +21,11 @@ int main(int argc, char** argv) {
         srv.listen();
         std::printf("%s\n", srv.listening_line().c_str());  // tests and loadgen wait for this line
         std::fflush(stdout);
-        demo::log("timers=", demo::to_string(cfg->timers), " threads=", cfg->threads,
-                  " idle-timeout=", std::chrono::duration<double>(cfg->idle_timeout).count(), "s; dashboard at http://",
+        const std::string threading =
+            cfg->io_threads > 0
+                ? "io-threads=" + std::to_string(cfg->io_threads) + " shards=" + std::to_string(cfg->shards)
+                : "threads=" + std::to_string(cfg->threads);
+        demo::log("timers=", demo::to_string(cfg->timers), " ", threading, " idle-timeout=", std::chrono::duration<double>(cfg->idle_timeout).count(), "s; dashboard at http://",
                   srv.listening_line().substr(srv.listening_line().find("http=") + 5), "/");
         if (cfg->timers == demo::timer_mode::none && cfg->max_lifetime.count() > 0)
             demo::log("--max-lifetime has no effect with --timers=none (no per-session deadlines)");

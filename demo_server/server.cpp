@@ -84,12 +84,27 @@ server::server(const config& cfg)
     const tools::fd_limit fds = tools::raise_fd_limit();
     fd_soft_ = fds.soft;
     fd_hard_ = fds.hard;
+    if (cfg_.io_threads > 0) {
+        shared_io_ = std::make_unique<asio::io_context>(static_cast<int>(cfg_.io_threads));
+        idlewheel::wheel_pool_options options;
+        options.shards = cfg_.shards;
+        options.wheel.tick = cfg_.tick;
+        pool_ = std::make_unique<idlewheel::wheel_pool>(*shared_io_, options);
+        for (std::size_t i = 0; i < pool_->size(); ++i)
+            workers_.push_back(
+                std::make_unique<worker>(cfg_, static_cast<unsigned>(i), open_connections_, unsent_total_, (*pool_)[i]));
+        return;
+    }
     for (unsigned i = 0; i < cfg_.threads; ++i)
         workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
 }
 
-server::~server() {
+server::~server() { join_all(); }
+
+void server::join_all() {
     for (auto& w : workers_) w->join();
+    for (auto& t : io_threads_)
+        if (t.joinable()) t.join();
 }
 
 void server::listen() {
@@ -117,14 +132,18 @@ std::string server::listening_line() const {
 
 void server::run() {
     for (auto& w : workers_) {
-        work_.push_back(asio::make_work_guard(w->io));
+        if (asio::io_context* own = w->own_context()) work_.push_back(asio::make_work_guard(*own));
         w->start();
+    }
+    if (shared_io_) {
+        work_.push_back(asio::make_work_guard(*shared_io_));
+        for (unsigned i = 0; i < cfg_.io_threads; ++i) io_threads_.emplace_back([this] { shared_io_->run(); });
     }
     accept(*tcp_);
     accept(*web_);
     wait_for_signal();
     io_.run();
-    for (auto& w : workers_) w->join();
+    join_all();
     if (abandoned_) {
         log("stopped");
         std::fflush(stderr);
@@ -134,8 +153,9 @@ void server::run() {
 
 void server::accept(listener_state& l) {
     worker& w = *workers_[next_worker_++ % workers_.size()];
-    // The socket belongs to the worker's io_context from the start: no migration later.
-    l.acceptor.async_accept(w.io, [this, &l, &w](boost::system::error_code ec, tcp::socket socket) {
+    // The socket belongs to the worker's executor from the start (its io_context, or its shard's
+    // strand: the session's handlers then run on the strand of its wheel): no migration later.
+    l.acceptor.async_accept(w.get_executor(), [this, &l, &w](boost::system::error_code ec, tcp::socket socket) {
         on_accept(l, w, ec, std::move(socket));
     });
 }
@@ -169,7 +189,7 @@ void server::on_accept(listener_state& l, worker& w, boost::system::error_code e
         return accept(l);
     }
     open_connections_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(w.io, [this, &w, kind = l.kind, s = std::move(socket)]() mutable {
+    asio::post(w.get_executor(), [this, &w, kind = l.kind, s = std::move(socket)]() mutable {
         if (w.stopping || (kind == listener::tcp && w.draining)) {
             w.release_connection();
             return;
@@ -213,7 +233,8 @@ void server::begin_shutdown(int signal) {
     const auto now = steady::now();
     abrupt_at_ = now + cfg_.drain_spread + cfg_.close_timeout + shutdown_grace;
     if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, now + cfg_.hard_stop_after);
-    for (auto& w : workers_) asio::post(w->io, [&w = *w, spread = cfg_.drain_spread] { w.drain(spread); });
+    for (auto& w : workers_)
+        asio::post(w->get_executor(), [&w = *w, spread = cfg_.drain_spread] { w.drain(spread); });
     wait_for_sessions();
 }
 
@@ -239,7 +260,7 @@ void server::close_http(bool abrupt) {
         web_->acceptor.close(ignored);
         web_->backoff.cancel();
     }
-    for (auto& w : workers_) asio::post(w->io, [&w = *w, abrupt] { w.shutdown_all(abrupt); });
+    for (auto& w : workers_) asio::post(w->get_executor(), [&w = *w, abrupt] { w.shutdown_all(abrupt); });
 }
 
 void server::abort_all() {
@@ -272,7 +293,9 @@ void server::wait_for_sessions() {
             " sessions did not end after their sockets were closed; stopping anyway");
         abandoned_ = true;
         signals_.cancel();
-        for (auto& w : workers_) w->io.stop();
+        for (auto& w : workers_)
+            if (asio::io_context* own = w->own_context()) own->stop();
+        if (shared_io_) shared_io_->stop();
         return;  // io_ runs out of work: run() returns
     }
     shutdown_timer_.expires_after(std::chrono::milliseconds(20));
@@ -302,28 +325,8 @@ server::totals server::collect() const {
         t.bytes += c.bytes.load(std::memory_order_relaxed);
         t.rearms += c.timer_rearms.load(std::memory_order_relaxed);
         const auto snap = w->snapshot();
-        const auto& s = snap.wheel;
-        const auto& l = snap.liveness;
-        t.wheel.pending += s.pending;
-        t.wheel.scheduled += s.scheduled;
-        t.wheel.rescheduled += s.rescheduled;
-        t.wheel.expired += s.expired;
-        t.wheel.cancelled += s.cancelled;
-        t.wheel.stopped += s.stopped;
-        t.wheel.rejected += s.rejected;
-        t.wheel.wakeups += s.wakeups;
-        t.wheel.idle_wakeups += s.idle_wakeups;
-        t.wheel.ticks_advanced += s.ticks_advanced;
-        t.wheel.worst_lateness = std::max(t.wheel.worst_lateness, s.worst_lateness);
-        for (std::size_t i = 0; i < s.lateness_count.size(); ++i) t.wheel.lateness_count[i] += s.lateness_count[i];
-        t.wheel.lateness_sum += s.lateness_sum;
-        t.liveness.reader_idle += l.reader_idle;
-        t.liveness.writer_idle += l.writer_idle;
-        t.liveness.all_idle += l.all_idle;
-        t.liveness.pings_sent += l.pings_sent;
-        t.liveness.dead_peers += l.dead_peers;
-        t.liveness.handshake_timeouts += l.handshake_timeouts;
-        t.liveness.operation_timeouts += l.operation_timeouts;
+        t.wheel += snap.wheel;  // counters add, worst_lateness the largest, the histogram adds
+        t.liveness += snap.liveness;
     }
     return t;
 }
@@ -356,7 +359,9 @@ std::string server::stats_json() const {
                          {"fd_soft_limit", fd_soft_},
                          {"fd_hard_limit", fd_hard_}};
     json::object doc{{"timers", to_string(cfg_.timers)},
-                     {"threads", cfg_.threads},
+                     {"threads", worker_threads()},
+                     {"io_threads", cfg_.io_threads},
+                     {"shards", pool_ ? pool_->size() : std::size_t{0}},
                      {"tick_ms", static_cast<double>(cfg_.tick.count()) / 1e6},
                      {"idle_timeout_ms", static_cast<double>(cfg_.idle_timeout.count()) / 1e6},
                      {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
@@ -400,7 +405,12 @@ std::string server::metrics_text() const {
 
     out.sample(family("info", "gauge", "The demo server's timer mode (--timers); always 1."),
                {{"timers", to_string(cfg_.timers)}}, std::uint64_t{1});
-    gauge("worker_threads", "io_context threads (--threads), each with its own wheel.", std::uint64_t{cfg_.threads});
+    gauge("worker_threads", "io_context threads (--threads), each with its own wheel; 0 under --io-threads.",
+          std::uint64_t{worker_threads()});
+    gauge("io_threads", "Threads running the one shared io_context (--io-threads); 0 under --threads.",
+          std::uint64_t{cfg_.io_threads});
+    gauge("shards", "--io-threads: the wheel_pool's shards (strands, each with a wheel and a worker); 0 under --threads.",
+          std::uint64_t{pool_ ? pool_->size() : 0U});
     gauge("draining",
           "1 from the first SIGTERM/SIGINT on: TCP and WebSocket sessions are being drained, upgrades get 503.",
           std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});

@@ -1,5 +1,12 @@
-// The demo server: two listeners (raw TCP echo, HTTP/WebSocket), N worker threads each with
-// its own io_context and wheel, /stats and /metrics, and an orderly stop on SIGINT/SIGTERM.
+// The demo server: two listeners (raw TCP echo, HTTP/WebSocket), workers (worker.hpp), /stats
+// and /metrics, and an orderly stop on SIGINT/SIGTERM.
+//
+// Threads: the listeners, the signals and the stop run on the thread that calls run() (io_).
+// The workers: --threads N, N workers each with an io_context, a wheel and a thread of its own;
+// --io-threads N, ONE io_context run by N threads with an idlewheel::wheel_pool of --shards S
+// shards, one worker per shard (the shard's strand and wheel). Either way a connection is
+// accepted onto its worker's executor (round robin) and everything about it, and every step of
+// the stop that touches the worker's sessions or wheel, is posted to that executor.
 //
 // The stop (first SIGINT/SIGTERM):
 //  1. the raw-TCP listener closes at once;
@@ -27,9 +34,12 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <idlewheel/wheel_pool.hpp>
+
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace demo {
@@ -39,7 +49,7 @@ public:
     explicit server(const config& cfg);
     server(const server&) = delete;
     server& operator=(const server&) = delete;
-    ~server();  // joins the worker threads
+    ~server();  // joins the worker threads (and the --io-threads threads)
 
     /// Binds both listeners. Throws boost::system::system_error (e.g. address in use).
     void listen();
@@ -67,6 +77,9 @@ private:
     [[nodiscard]] bool listener_closed(const listener_state& l) const noexcept;
     void abort_all();
     void wait_for_sessions();
+    void join_all();
+    // --threads' threads (io_context and wheel each); 0 under --io-threads.
+    [[nodiscard]] unsigned worker_threads() const noexcept { return shared_io_ ? 0U : cfg_.threads; }
     [[nodiscard]] bool drain_done() const;
     struct totals;
     [[nodiscard]] totals collect() const;
@@ -78,7 +91,12 @@ private:
     asio::io_context io_{1};  // listeners and signals, on the thread that calls run()
     std::atomic<std::int64_t> open_connections_{0};
     std::atomic<std::int64_t> unsent_total_{0};  // every session's unsent echo (--max-backlog-total)
+    // --io-threads: the io_context its threads share and the pool of its shards; declared before
+    // the workers, which use them (destroyed after them).
+    std::unique_ptr<asio::io_context> shared_io_;
+    std::unique_ptr<idlewheel::wheel_pool> pool_;
     std::vector<std::unique_ptr<worker>> workers_;
+    std::vector<std::thread> io_threads_;  // --io-threads: the threads running shared_io_
     std::unique_ptr<listener_state> tcp_, web_;
     asio::signal_set signals_;
     asio::steady_timer shutdown_timer_;

@@ -1,4 +1,10 @@
-// One io_context thread of the demo server: its wheel, its sessions, its counters.
+// One worker of the demo server: its wheel, its sessions, its counters, all used on one
+// executor. With --threads, a worker is an io_context of its own run by its own thread; with
+// --io-threads, a shard of the server's idlewheel::wheel_pool: the shard's strand (of the one
+// io_context the server's threads share) is its executor and the shard's wheel its wheel. What
+// the comments below say happens "on the worker's executor" is on that thread, or on that
+// strand: the worker and its sessions never run on two threads at once, and sessions are
+// built on that executor, so a session runs on the same strand as its worker and its wheel.
 #ifndef IDLEWHEEL_DEMO_WORKER_HPP
 #define IDLEWHEEL_DEMO_WORKER_HPP
 
@@ -7,10 +13,13 @@
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/session_liveness.hpp>
+#include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
@@ -18,6 +27,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -54,7 +64,7 @@ inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause:
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
-// Written by the worker's thread, read by /stats on any thread: relaxed atomics, one cache
+// Written on the worker's executor, read by /stats on any thread: relaxed atomics, one cache
 // line per worker so threads do not share lines.
 struct alignas(64) worker_counters {
     std::atomic<std::int64_t> open[static_cast<unsigned>(session_kind::count)]{};
@@ -74,7 +84,7 @@ struct alignas(64) worker_counters {
     }
 };
 
-// A copy of the worker's wheel statistics, refreshed on the worker's own thread (the wheel may
+// A copy of the worker's wheel statistics, refreshed on the worker's executor (the wheel may
 // only be touched there) and read by /stats under the mutex.
 struct timer_snapshot {
     idlewheel::wheel_stats wheel;
@@ -157,29 +167,62 @@ struct liveness_configs {
 };
 
 class worker {
+    // First, so that they are built before (and destroyed after) what uses them. --threads:
+    // the worker's own io_context and wheel; --io-threads: none (the pool's shard).
+    std::unique_ptr<asio::io_context> own_io_;
+    std::unique_ptr<idlewheel::wheel_timer> own_wheel_;
+    asio::any_io_executor executor_;
+
 public:
+    // --threads: an io_context and a wheel of its own, run by its own thread (start(), join()).
     worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections,
            std::atomic<std::int64_t>& unsent_total)
-        : cfg(c),
+        : own_io_(std::make_unique<asio::io_context>(1)),
+          own_wheel_(std::make_unique<idlewheel::wheel_timer>(*own_io_, idlewheel::wheel_options{.tick = c.tick})),
+          executor_(own_io_->get_executor()),
+          cfg(c),
           index(i),
-          wheel(io, idlewheel::wheel_options{.tick = c.tick}),
+          wheel(*own_wheel_),
           open_connections_(open_connections),
           unsent_total_(unsent_total),
-          snapshot_timer_(io) {
+          snapshot_timer_(executor_) {
+        if (c.timers == timer_mode::wheel) shared_liveness.emplace(*this, wheel, c, liveness);
+    }
+    // --io-threads: shard `shard` of the server's pool. No thread of its own: the server's
+    // threads run the shared io_context, this worker's work on the shard's strand.
+    worker(const config& c, unsigned i, std::atomic<std::int64_t>& open_connections,
+           std::atomic<std::int64_t>& unsent_total, idlewheel::wheel_pool::shard& shard)
+        : executor_(shard.get_executor()),
+          cfg(c),
+          index(i),
+          wheel(shard.wheel()),
+          open_connections_(open_connections),
+          unsent_total_(unsent_total),
+          snapshot_timer_(executor_) {
         if (c.timers == timer_mode::wheel) shared_liveness.emplace(*this, wheel, c, liveness);
     }
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
+    /// What the worker and its sessions run on: its io_context's executor, or its shard's
+    /// strand. Sessions' sockets are accepted on it; anything from elsewhere is posted to it.
+    [[nodiscard]] const asio::any_io_executor& get_executor() const noexcept { return executor_; }
+    /// --threads: the worker's own io_context; nullptr under --io-threads.
+    [[nodiscard]] asio::io_context* own_context() const noexcept { return own_io_.get(); }
+
     void start() {
+        if (!own_io_) {  // a shard: the first refresh on its strand, the shared threads run it
+            asio::post(executor_, [this] { refresh_snapshot(); });
+            return;
+        }
         refresh_snapshot();
-        thread_ = std::thread([this] { io.run(); });
+        thread_ = std::thread([this] { own_io_->run(); });
     }
     void join() {
         if (thread_.joinable()) thread_.join();
     }
 
-    // On the worker's thread.
+    // On the worker's executor.
     void add(session_base* s) { sessions_.insert(s); }
     void remove(session_base* s) { sessions_.erase(s); }
     [[nodiscard]] std::size_t session_count() const { return sessions_.size(); }
@@ -256,15 +299,14 @@ public:
 
     const config& cfg;
     const unsigned index;
-    asio::io_context io{1};
-    idlewheel::wheel_timer wheel;                     // used by --timers=wheel; idle (never armed) otherwise
-    idlewheel::liveness_stats liveness;               // what this thread's liveness objects decided (wheel mode)
+    idlewheel::wheel_timer& wheel;                    // used by --timers=wheel; idle (never armed) otherwise
+    idlewheel::liveness_stats liveness;               // what this worker's liveness objects decided (wheel mode)
     std::optional<liveness_configs> shared_liveness;  // the sessions' liveness configs (wheel mode only)
     worker_counters counters;
-    bool draining = false;                  // on the worker's thread: drain() began; no TCP / WebSocket session starts
-    bool stopping = false;                  // on the worker's thread: shutdown_all() ran; no session starts
+    bool draining = false;                  // on the worker's executor: drain() began; no TCP / WebSocket session starts
+    bool stopping = false;                  // on the worker's executor: shutdown_all() ran; no session starts
     std::atomic<bool> drain_begun{false};   // drain() ran (read by the server's thread)
-    std::array<char, 64 * 1024> scratch{};  // read buffer shared by this thread's TCP sessions
+    std::array<char, 64 * 1024> scratch{};  // read buffer shared by this worker's TCP sessions
     // steady::now() as of the last snapshot (every 250 ms): what sessions stamp their last read
     // with, for the drain's "idle first" order, without a clock read per read.
     std::atomic<steady::time_point> coarse_now{steady::now()};
@@ -307,7 +349,7 @@ private:
     std::atomic<std::int64_t>& unsent_total_;
     std::unordered_set<session_base*> sessions_;
     asio::steady_timer snapshot_timer_;
-    asio::steady_timer drain_timer_{io};
+    asio::steady_timer drain_timer_{executor_};
     std::vector<session_base*> drain_order_;
     steady::time_point drain_started_{};
     std::chrono::nanoseconds drain_spread_{};

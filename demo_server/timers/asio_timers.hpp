@@ -24,7 +24,8 @@ class earliest_deadline {
 public:
     static constexpr steady::time_point never = steady::time_point::max();
 
-    earliest_deadline(worker& w, Session& s) : worker_(w), session_(s), timer_(w.io) { at_.fill(never); }
+    // On the worker's executor, as the session's socket: with --io-threads, the same strand.
+    earliest_deadline(worker& w, Session& s) : worker_(w), session_(s), timer_(w.get_executor()) { at_.fill(never); }
 
     steady::time_point& operator[](std::size_t i) noexcept { return at_[i]; }
 

@@ -62,9 +62,10 @@ public:
     [[nodiscard]] json::object stats() const { return fetch_stats(http_endpoint()); }
 
 private:
+    // The mode first, then the test's arguments and the run's (IDLEWHEEL_DEMO_ARGS, server_process.hpp).
     static std::vector<std::string> with_mode(const std::string& mode, std::vector<std::string> args) {
         args.insert(args.begin(), "--timers=" + mode);
-        return args;
+        return with_run_args(std::move(args));
     }
 };
 

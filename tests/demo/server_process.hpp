@@ -13,6 +13,9 @@
 // failing test never leaves a server behind. Port 0 is added unless the caller chose ports.
 //
 // No Boost.Test here: failures are std::runtime_error with the server's log attached.
+//
+// IDLEWHEEL_DEMO_ARGS adds arguments to every server of a test run (with_run_args below): ctest
+// runs the suites that exercise concurrency once more with "--io-threads 2".
 #ifndef IDLEWHEEL_TESTS_DEMO_SERVER_PROCESS_HPP
 #define IDLEWHEEL_TESTS_DEMO_SERVER_PROCESS_HPP
 
@@ -29,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -37,6 +41,43 @@
 extern char** environ;
 
 namespace demo_test {
+
+/// `args` plus the test run's extra server arguments: IDLEWHEEL_DEMO_ARGS, split at spaces
+/// (e.g. "--io-threads 2"). An option `args` sets already keeps the test's value. With
+/// --io-threads among the extra arguments, the test's own --threads N is dropped (the two are
+/// exclusive): a test that asks for several threads gets them in the other threading shape.
+/// The fixtures of tests/demo and tests/reliability start every server through this.
+inline std::vector<std::string> with_run_args(std::vector<std::string> args) {
+    const char* env = std::getenv("IDLEWHEEL_DEMO_ARGS");
+    if (env == nullptr) return args;
+    std::vector<std::string> extra;
+    std::istringstream words(env);
+    for (std::string w; words >> w;) extra.push_back(w);
+    const auto is_option = [](const std::string& a) { return a.rfind("--", 0) == 0; };
+    const auto name_of = [](const std::string& a) { return a.substr(0, a.find('=')); };
+    const auto sets = [&](const std::vector<std::string>& v, const std::string& name) {
+        return std::any_of(v.begin(), v.end(), [&](const std::string& a) { return is_option(a) && name_of(a) == name; });
+    };
+    if (sets(extra, "--io-threads")) {
+        for (auto it = args.begin(); it != args.end();) {
+            if (!is_option(*it) || name_of(*it) != "--threads") {
+                ++it;
+                continue;
+            }
+            const bool value_follows = *it == "--threads";
+            it = args.erase(it);
+            if (value_follows && it != args.end() && !is_option(*it)) it = args.erase(it);
+        }
+    }
+    for (std::size_t i = 0; i < extra.size();) {
+        std::size_t end = i + 1;  // the option and its values
+        while (end < extra.size() && !is_option(extra[end])) ++end;
+        if (!sets(args, name_of(extra[i])))
+            args.insert(args.end(), extra.begin() + static_cast<std::ptrdiff_t>(i), extra.begin() + static_cast<std::ptrdiff_t>(end));
+        i = end;
+    }
+    return args;
+}
 
 /// What a finished run of the binary produced (for command-line tests).
 struct run_result {

@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
     for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--drain-spread", "--hard-stop-after", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
-                               "--threads", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
+                               "--threads", "--io-threads", "--shards", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
 }
@@ -187,6 +187,10 @@ const std::vector<bad_case> bad_cases{
     {{"--idle-timeout", "5parsecs"}, {"--idle-timeout", "5parsecs"}},
     {{"--timers=foo"}, {"--timers", "foo"}},
     {{"--threads", "0"}, {"--threads"}},
+    {{"--threads", "2", "--io-threads", "2"}, {"--threads", "--io-threads", "exclusive"}},
+    {{"--io-threads", "65"}, {"--io-threads"}},
+    {{"--shards", "4"}, {"--shards", "--io-threads"}},
+    {{"--io-threads", "2", "--shards", "0"}, {"--shards"}},
     {{"--ping-interval", "-1s"}, {"--ping-interval"}},
     {{"--tcp-port", "70000"}, {"--tcp-port"}},
     {{"--tcp-echo", "words"}, {"--tcp-echo", "words"}},

@@ -32,12 +32,21 @@ void require_number(const json::object& s, std::string_view path) {
     BOOST_TEST(v.to_number<double>() >= 0.0, path << " should not be negative");
 }
 
-// Every key the dashboard, loadgen and the README rely on, with its type.
+// Every key the dashboard, loadgen and the README rely on, with its type. `threads`: what the
+// test asked for with --threads; a run that adds --io-threads (IDLEWHEEL_DEMO_ARGS) gets them as
+// --io-threads instead (server_process.hpp), and /stats says so.
 void check_shape(const json::object& s, const std::string& mode, unsigned threads) {
     BOOST_TEST_REQUIRE(at_path(s, "timers").is_string());
     BOOST_TEST(std::string(at_path(s, "timers").as_string()) == mode);
-    require_integer(s, "threads");
-    BOOST_TEST(integer(s, "threads") == threads);
+    for (const auto* k : {"threads", "io_threads", "shards"}) require_integer(s, k);
+    if (integer(s, "io_threads") == 0) {
+        BOOST_TEST(integer(s, "threads") == threads);
+        BOOST_TEST(integer(s, "shards") == 0);
+    } else {
+        BOOST_TEST(integer(s, "io_threads") == threads);
+        BOOST_TEST(integer(s, "threads") == 0);
+        BOOST_TEST(integer(s, "shards") >= 1);
+    }
     for (const auto* k : {"tick_ms", "idle_timeout_ms", "uptime_s"}) require_number(s, k);
     for (const auto* k : {"open.tcp", "open.http", "open.websocket", "open_connections", "accepted", "refused", "accept_errors",
                           "messages", "bytes", "asio_timer_rearms"})
@@ -192,6 +201,43 @@ BOOST_DATA_TEST_CASE(document_shape_and_counts, bdata::make(timer_modes), mode) 
         BOOST_TEST(integer(s2, "wheel.reader_idle") == 3);
     } else {
         BOOST_TEST(integer(s2, "wheel.scheduled") == 0);
+    }
+}
+
+// --io-threads N: one io_context on N threads, --shards S strands (default 4 x N), each with
+// its wheel and its share of the sessions. /stats and /metrics say so, and sessions spread over
+// the shards are served and kicked when idle, as under --threads.
+BOOST_DATA_TEST_CASE(io_threads_and_shards, bdata::make(timer_modes), mode) {
+    const std::vector<std::pair<std::vector<std::string>, std::int64_t>> shapes{
+        {{"--io-threads", "2", "--shards", "3"}, 3}, {{"--io-threads", "2"}, 8}};
+    for (const auto& [args, shards] : shapes) {
+        auto all = args;
+        all.insert(all.end(), {"--idle-timeout", "1s", "--ping-interval", "0s"});
+        demo_server srv(mode, all);
+        const auto s0 = srv.stats();
+        check_shape(s0, mode, 2);
+        BOOST_TEST(integer(s0, "shards") == shards);
+        const auto metrics = http_get(srv.http_endpoint(), "/metrics").body;
+        BOOST_TEST(metrics.find("\nidlewheel_demo_io_threads 2\n") != std::string::npos, metrics);
+        BOOST_TEST(metrics.find("\nidlewheel_demo_shards " + std::to_string(shards) + "\n") != std::string::npos, metrics);
+        BOOST_TEST(metrics.find("\nidlewheel_demo_worker_threads 0\n") != std::string::npos, metrics);
+
+        // More clients than shards: all served, and every one kicked once idle.
+        std::vector<std::unique_ptr<tcp_client>> tcps;
+        std::vector<std::unique_ptr<ws_client>> wss;
+        for (int i = 0; i < 5; ++i) tcps.push_back(std::make_unique<tcp_client>(srv.tcp_endpoint()));
+        for (int i = 0; i < 5; ++i) wss.push_back(std::make_unique<ws_client>(srv.http_endpoint()));
+        for (auto& c : tcps) {
+            c->write("abc");
+            BOOST_TEST(c->read_exactly(3) == "abc");
+        }
+        for (auto& c : wss) c->echo("hello");
+        const auto s1 = srv.stats();
+        BOOST_TEST(integer(s1, "open.tcp") == 5);
+        BOOST_TEST(integer(s1, "open.websocket") == 5);
+        for (auto& c : tcps) BOOST_TEST(c->wait_closed(1s + slack).closed);
+        for (auto& c : wss) BOOST_TEST((c->read(1s + slack).ec == websocket::error::closed));
+        BOOST_TEST(wait_until([&] { return integer(srv.stats(), "closed.idle") == 10; }, slack));
     }
 }
 

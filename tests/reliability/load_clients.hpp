@@ -8,6 +8,12 @@
 //   idlers             TCP / WebSocket clients that connect and stay silent until the server
 //                      kicks them (the WebSocket ones answer pings, as Beast does while a
 //                      read is pending), then reconnect, until a deadline
+//   ping-silent        WebSocket clients that upgrade and then never answer a ping: the
+//                      server's heartbeat must drop them (pinged, then the socket closed
+//                      without a close frame, no sooner than `dead_peer_min`); then again
+//   slowloris          HTTP clients that trickle a request's headers one byte every 100 ms and
+//                      never end them: the server must cut them (no answer, no sooner than
+//                      `slowloris_min`, no later than `slowloris_max`); then again
 //
 // Every client checks what it gets back; a failure is counted with its first message. All of
 // it is bounded: the io_contexts run at most until the deadline plus a grace period.
@@ -28,11 +34,13 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,12 +65,16 @@ struct plan {
     unsigned tcp_echo_every = 4;      // every n-th TCP cycle sends one echo first (0: none)
     unsigned tcp_echoers = 0, websocket_echoers = 0, stats_pollers = 0;  // per thread
     unsigned idlers = 0;                                                 // per thread, half TCP
+    unsigned ping_silent = 0, slowloris = 0;                             // per thread
+    clock::duration dead_peer_min{}, slowloris_min{};                    // lower bounds (server's times)
+    clock::duration slowloris_max = std::chrono::seconds(10);            // upper bound of a cut
     clock::duration duration = std::chrono::seconds(60);                 // deadline for everything
 };
 
 struct outcome {
     std::uint64_t cycles = 0, tcp_cycles = 0, websocket_cycles = 0;
     std::uint64_t tcp_echoes = 0, websocket_echoes = 0, stats_polls = 0, idle_kicks = 0;
+    std::uint64_t dead_peer_drops = 0, slowloris_cuts = 0;
     std::uint64_t failures = 0;
     std::string first_failure;
     double seconds = 0;
@@ -81,6 +93,7 @@ struct shared_state {
     std::atomic<std::uint64_t> next_cycle{0};
     std::atomic<std::uint64_t> cycles{0}, tcp_cycles{0}, websocket_cycles{0};
     std::atomic<std::uint64_t> tcp_echoes{0}, websocket_echoes{0}, stats_polls{0}, idle_kicks{0}, failures{0};
+    std::atomic<std::uint64_t> dead_peer_drops{0}, slowloris_cuts{0};
     std::mutex failure_mutex;
     std::string first_failure;
 
@@ -246,6 +259,121 @@ inline asio::awaitable<void> idler(shared_state& st, bool websocket_client) {
     }
 }
 
+// The frames a server sent (unmasked), by opcode: whether a ping (0x9) and a close (0x8) came.
+inline void scan_frames(const std::string& bytes, bool& ping, bool& close) {
+    std::size_t at = 0;
+    while (at + 2 <= bytes.size()) {
+        const auto opcode = static_cast<unsigned char>(bytes[at]) & 0x0fU;
+        std::uint64_t length = static_cast<unsigned char>(bytes[at + 1]) & 0x7fU;
+        at += 2;
+        const std::size_t extended = length == 126 ? 2 : length == 127 ? 8 : 0;
+        if (at + extended > bytes.size()) return;
+        if (extended != 0) {
+            length = 0;
+            for (std::size_t i = 0; i < extended; ++i) length = (length << 8U) | static_cast<unsigned char>(bytes[at + i]);
+        }
+        at += extended;
+        if (opcode == 0x9) ping = true;
+        if (opcode == 0x8) close = true;
+        if (length > bytes.size() - at) return;
+        at += static_cast<std::size_t>(length);
+    }
+}
+
+// Upgrades, then reads the raw TCP bytes under Beast (so no ping is ever answered) until the
+// server drops the connection. A drop that comes after the deadline is not waited for.
+inline asio::awaitable<void> ping_silent(shared_state& st) {
+    try {
+        while (st.time_left()) {
+            auto ex = co_await asio::this_coro::executor;
+            auto ws = std::make_shared<websocket::stream<tcp::socket>>(ex);
+            co_await ws->next_layer().async_connect(st.http_ep, use_awaitable);
+            const auto asked = clock::now();  // the server's heartbeat cannot start before this
+            co_await ws->async_handshake(st.host_port(), "/", use_awaitable);
+            asio::steady_timer give_up(ex, st.deadline);
+            give_up.async_wait([ws](boost::system::error_code ec) {
+                if (!ec) ws->next_layer().close(ec);
+            });
+            std::string got;
+            std::array<char, 512> buf{};
+            boost::system::error_code ec;
+            while (!ec) {
+                const auto n = co_await ws->next_layer().async_read_some(asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+                got.append(buf.data(), n);
+            }
+            give_up.cancel();
+            const auto after = clock::now() - asked;
+            if (ec != asio::error::eof && ec != asio::error::connection_reset) {
+                if (!st.time_left()) break;
+                throw boost::system::system_error(ec, "ping-silent client ended without a drop");
+            }
+            bool pinged = false, closed = false;
+            scan_frames(got, pinged, closed);
+            if (!pinged) throw std::runtime_error("ping-silent client dropped without a ping");
+            if (closed) throw std::runtime_error("ping-silent client got a close frame, not a dead-peer drop");
+            if (after < st.p.dead_peer_min)
+                throw std::runtime_error("ping-silent client dropped after " +
+                                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(after).count()) + " ms");
+            st.dead_peer_drops.fetch_add(1, std::memory_order_relaxed);
+        }
+    } catch (const std::exception& e) {
+        st.fail(std::string("ping-silent: ") + e.what());
+    }
+}
+
+// Trickles a request's headers and never ends them, until the server cuts the connection.
+inline asio::awaitable<void> slowloris(shared_state& st) {
+    try {
+        while (st.time_left()) {
+            auto ex = co_await asio::this_coro::executor;
+            auto s = std::make_shared<tcp::socket>(ex);
+            const auto connected = clock::now();  // the server's deadline cannot start before this
+            co_await s->async_connect(st.http_ep, use_awaitable);
+            // The cut, seen by a read that runs alongside the trickle (the server answers nothing).
+            struct cut_state {
+                std::optional<clock::time_point> at;
+                boost::system::error_code ec;
+                std::size_t bytes = 0;
+                std::array<char, 512> buf{};
+            };
+            auto cut = std::make_shared<cut_state>();
+            s->async_read_some(asio::buffer(cut->buf), [s, cut](boost::system::error_code ec, std::size_t n) {
+                cut->ec = ec;
+                cut->bytes = n;
+                cut->at = clock::now();
+            });
+            const std::string head = "GET /stats HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+            boost::system::error_code ec;
+            co_await asio::async_write(*s, asio::buffer(head), asio::redirect_error(use_awaitable, ec));
+            asio::steady_timer pause(ex);
+            for (unsigned i = 0; !cut->at && st.time_left() && clock::now() - connected < st.p.slowloris_max; ++i) {
+                if (!ec) {
+                    const char c = static_cast<char>('a' + i % 26);
+                    co_await asio::async_write(*s, asio::buffer(&c, 1), asio::redirect_error(use_awaitable, ec));
+                }
+                pause.expires_after(std::chrono::milliseconds(100));
+                co_await pause.async_wait(use_awaitable);
+            }
+            if (!cut->at) {
+                boost::system::error_code ignored;
+                s->close(ignored);
+                if (!st.time_left()) break;
+                throw std::runtime_error("slowloris client not cut within " +
+                                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(st.p.slowloris_max).count()) + " ms");
+            }
+            if (cut->bytes != 0 || (cut->ec != asio::error::eof && cut->ec != asio::error::connection_reset))
+                throw std::runtime_error("slowloris client: expected the connection cut without an answer, got " + cut->ec.message());
+            if (*cut->at - connected < st.p.slowloris_min)
+                throw std::runtime_error("slowloris client cut after " +
+                                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(*cut->at - connected).count()) +
+                                         " ms");
+            st.slowloris_cuts.fetch_add(1, std::memory_order_relaxed);
+        }
+    } catch (const std::exception& e) {
+        st.fail(std::string("slowloris: ") + e.what());
+    }
+}
+
 }  // namespace detail
 
 /// Runs `p` to completion (all cycles done and every long-lived client past the deadline) or
@@ -262,6 +390,8 @@ inline outcome run(const plan& p) {
         for (unsigned i = 0; i < p.websocket_echoers; ++i) asio::co_spawn(*io, detail::websocket_echoer(st, t * 1000 + i), asio::detached);
         for (unsigned i = 0; i < p.stats_pollers; ++i) asio::co_spawn(*io, detail::stats_poller(st), asio::detached);
         for (unsigned i = 0; i < p.idlers; ++i) asio::co_spawn(*io, detail::idler(st, i % 2 == 1), asio::detached);
+        for (unsigned i = 0; i < p.ping_silent; ++i) asio::co_spawn(*io, detail::ping_silent(st), asio::detached);
+        for (unsigned i = 0; i < p.slowloris; ++i) asio::co_spawn(*io, detail::slowloris(st), asio::detached);
         ios.push_back(std::move(io));
     }
     std::atomic<bool> overran{false};
@@ -281,6 +411,8 @@ inline outcome run(const plan& p) {
     o.websocket_echoes = st.websocket_echoes;
     o.stats_polls = st.stats_polls;
     o.idle_kicks = st.idle_kicks;
+    o.dead_peer_drops = st.dead_peer_drops;
+    o.slowloris_cuts = st.slowloris_cuts;
     o.failures = st.failures;
     o.first_failure = st.first_failure;
     if (overran) {

@@ -71,10 +71,11 @@ inline std::string timers_mode() {
     return mode;
 }
 
-/// `args` with the run's timer mode in front.
+/// `args` with the run's timer mode in front and the run's extra arguments (IDLEWHEEL_DEMO_ARGS,
+/// e.g. "--io-threads 2": see demo_test::with_run_args) after them.
 inline std::vector<std::string> with_timers(std::vector<std::string> args) {
     args.insert(args.begin(), "--timers=" + timers_mode());
-    return args;
+    return demo_test::with_run_args(std::move(args));
 }
 
 /// Polls `condition` every `period` until it holds or `timeout` passes; its last value.
@@ -167,7 +168,9 @@ public:
     server& operator=(const server&) = delete;
     ~server() {
         if (!current_test_passing())
-            std::cerr << "---- demo_server --timers=" << timers_mode() << " (" << listening_line() << ") stderr:\n" << log() << "----\n";
+            std::cerr << "---- demo_server --timers=" << timers_mode() << " IDLEWHEEL_DEMO_ARGS='"
+                      << (std::getenv("IDLEWHEEL_DEMO_ARGS") != nullptr ? std::getenv("IDLEWHEEL_DEMO_ARGS") : "") << "' ("
+                      << listening_line() << ") stderr:\n" << log() << "----\n";
     }
 
     /// GET /stats. Throws std::runtime_error if the server does not answer 200 with JSON.
