@@ -9,7 +9,11 @@
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
 // them): the session gets its strand from the pool (pool.next() where Beast calls
-// net::make_strand(ioc)), and that strand's wheel with it. Everything else is Beast's
+// net::make_strand(ioc)), and that strand's wheel with it. Every way a session ends stops its
+// liveness on the session's strand (accepted() and on_read() do it on an error; a failed
+// write calls stop()): the listener's own reference to a new session is dropped on the
+// listener's thread and can be the last one, and a session may be destroyed off its strand
+// only once its liveness is stopped (README, Threading). Everything else is Beast's
 // example, plus the marked `// test` lines: optional short times and a printed port, so that
 // tests/examples/ can drive it.
 //
@@ -56,8 +60,7 @@ class session : public std::enable_shared_from_this<session> {
 
 public:
     // Take ownership of the socket (built on a shard's strand: its config is that shard's)
-    explicit session(tcp::socket&& socket, liveness_configs& configs)  // idlewheel
-        : ws_(std::move(socket)), live_(configs.of(ws_.get_executor()), *this, ws_) {}  // idlewheel
+    explicit session(tcp::socket&& socket, liveness_configs& c) : ws_(std::move(socket)), live_(c.of(ws_.get_executor()), *this, ws_) {}  // idlewheel
 
     // Get on the correct executor
     void run() {
@@ -97,11 +100,12 @@ public:
     void on_read(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
+        if (!live_.on_read(ec) && !ec) return;  // idlewheel: a store (on an error: stopped); false while closing
+
         // This indicates that the session was closed
         if (ec == websocket::error::closed) return;
 
         if (ec) return fail(ec, "read");
-        if (!live_.on_read(ec)) return;  // idlewheel: a store; false while closing
 
         // Echo the message
         ws_.text(ws_.got_text());
@@ -111,7 +115,7 @@ public:
     void on_write(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
-        if (ec) return fail(ec, "write");
+        if (ec) return live_.stop(), fail(ec, "write");  // idlewheel: every end of a session stops it, on its strand
 
         // Clear the buffer
         buffer_.consume(buffer_.size());

@@ -218,6 +218,8 @@ def run():
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         line = proc.stdout.readline()
+        while line and not line.startswith("listening on port ") and os.environ.get("SERVER_ASYNC_CHECK_SKIP_NOISE"):
+            line = proc.stdout.readline()  # a debugger's own lines before the server's
         if not line.startswith("listening on port "):
             print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
             return 1

@@ -42,7 +42,11 @@
 // Requirements: Session derives from std::enable_shared_from_this and is owned by a
 // shared_ptr (a ping or close in flight holds one); the liveness object is a member of the
 // Session (its owner is found from its address: see detail/owner_of.hpp); everything happens
-// on the wheel's executor. Beast's websocket timeouts stay off.
+// on the wheel's executor, but constructing it (it touches no wheel until start()). The
+// session may be destroyed elsewhere (a listener's thread dropping the last reference) only
+// once the object is stopped: accepted(ec) and on_read(ec) stop it on an error, a verdict
+// stops it, and any other end of the session (a failed write) calls stop(). Beast's websocket
+// timeouts stay off.
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #error \
