@@ -241,10 +241,16 @@ public:
     /// wake-up (at the latest the next tick boundary; at once if the wheel is behind the clock)
     /// instead of after its delay, never inline in the call that scheduled it, and never in
     /// the batch of the callback that scheduled it. Waits
-    /// complete with success. Liveness objects are then looked at every tick, and still decide
-    /// by the real time: an idle watch never reports early. Off: new timeouts wait for their
-    /// delays again (everything scheduled before has run). expire_all() is the one-shot drain;
-    /// this is a mode. Default: off.
+    /// complete with success. Each pending entry runs at most once per tick, and the wheel
+    /// sleeps between ticks, whatever max_run_per_wakeup and the number of liveness objects:
+    /// a wake-up takes everything pending into its batch; the continuations it posts when the
+    /// batch exceeds max_run_per_wakeup only finish that batch (they are not "the next
+    /// wake-up"), so what its callbacks schedule runs at the next tick's wake-up. Liveness
+    /// objects are then looked at every tick, and still decide by the real time: an idle watch
+    /// never reports early. Each wake-up looks at the switch when it comes: turning it off
+    /// before the wake-up that would have run them leaves every entry at its own deadline,
+    /// those scheduled while it was on included (they wait for their delays). expire_all() is
+    /// the one-shot drain; this is a mode. Default: off.
     void set_expire_immediately(bool on);
     [[nodiscard]] bool expire_immediately() const noexcept { return expire_immediately_; }
 
@@ -303,7 +309,7 @@ private:
     void flush_staged_at(duration start) noexcept;
     void prepare_insert() noexcept;
     void arm(tick_type due);
-    void on_wake();
+    void on_wake(bool continuation);
     void run_and_rearm_after();
     void check_executor() const noexcept;
 

@@ -42,7 +42,7 @@ struct basic_wheel_timer<Clock, Executor>::wake_handler {
         if (auto alive = life.lock()) self = *alive;
         if (self == nullptr || generation != self->generation_) return;
         self->armed_ = false;
-        self->on_wake();
+        self->on_wake(false);
     }
 };
 
@@ -56,7 +56,7 @@ struct basic_wheel_timer<Clock, Executor>::continue_handler {
         if (auto alive = life.lock()) self = *alive;
         if (self == nullptr) return;
         self->continuation_posted_ = false;
-        self->on_wake();
+        self->on_wake(true);
     }
 };
 
@@ -333,7 +333,7 @@ void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::on_wake() {
+void basic_wheel_timer<Clock, Executor>::on_wake(bool continuation) {
     ++counters_.wakeups;
     next_tick_asked_ = false;  // this is that wake-up
     // One clock read serves the epoch, the wheel's advance and every callback of the batch.
@@ -348,7 +348,11 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
                 : 0U);
     // Everything staged since the last wake-up was staged before this clock reading.
     if (has_staged()) flush_staged_at(wake_elapsed_);
-    if (expire_immediately_) collect_all();  // the switch: everything pending runs now
+    // The switch: a wake-up takes everything pending into its batch. A continuation only
+    // finishes that batch (and runs what the clock made due): what the batch's callbacks
+    // scheduled, liveness objects re-arming included, waits for the next tick's wake-up, so
+    // each entry runs at most once per tick and the wheel sleeps between ticks.
+    if (expire_immediately_ && !continuation) collect_all();
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
     detail::destruction_guard watch(destruction_);
