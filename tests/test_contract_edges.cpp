@@ -417,6 +417,7 @@ BOOST_FIXTURE_TEST_CASE(staged_entries_run_after_absolute_entries_of_their_tick,
     idlewheel::timer_node nrel{idlewheel::call_member<&named::fire>(&rel)};
     idlewheel::timer_node nabs{idlewheel::call_member<&named::fire>(&abs)};
     idlewheel::timer_node nrel2{idlewheel::call_member<&named::fire>(&rel2)};
+    wheel.schedule(0ms, [] {});  // a first wake-up at 0 ms: a fresh wheel's first ask comes at once
     advance_and_poll(io, 2ms);
     wheel.schedule(nrel, 20ms);               // staged: starts at the 10 ms wake-up, due at 30 ms
     wheel.schedule_at(nabs, t0 + 30ms);       // in the wheel now, due at 30 ms

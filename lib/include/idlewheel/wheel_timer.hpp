@@ -34,8 +34,9 @@
 // async_wait() reads the clock, which is most of what they cost (bench/README.md has the
 // figures).
 // With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
-// the wheel asks for at the next tick boundary and which reads the clock once for everything
-// scheduled since. The contract then
+// the wheel asks for at the next tick boundary (at once if the wheel is asleep: behind the
+// clock, or never woken up yet, as a fresh wheel) and which reads the clock once for
+// everything scheduled since. The contract then
 // becomes: never before its delay has passed since the call, at most two ticks (plus the
 // io_context's scheduling delay) after. Timeouts scheduled and cancelled within one tick,
 // the common case of operation deadlines, never enter the wheel at all. schedule_at() and

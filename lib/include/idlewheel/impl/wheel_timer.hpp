@@ -303,9 +303,11 @@ void basic_wheel_timer<Clock, Executor>::wake_next_tick() noexcept {
     // One wake-up at the next tick boundary gives staged entries their deadlines and closes
     // the activity epoch touched since the last one. If the wheel is behind the clock (it
     // sleeps when idle) that boundary is in the past and the wake-up comes at once, which only
-    // makes the reading exact.
+    // makes the reading exact. A wheel that has never woken up counts as asleep too: its
+    // first ask is served at once, not at the end of tick 0 (the README's "at once if the
+    // wheel was asleep" holds for a fresh wheel).
     try {
-        arm(wheel_.now() + 1);
+        arm(counters_.wakeups == 0 ? wheel_.now() : wheel_.now() + 1);
     } catch (...) {
         // Arming can only fail on allocation failure; the wake-up then comes with the next
         // one asked for, which makes deadlines later, never early.
