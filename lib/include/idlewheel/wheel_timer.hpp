@@ -28,7 +28,13 @@
 // of years or duration::max() (a timeout that practically never fires), and NaN (never fires
 // either); zero, negative and -infinity mean "due now". Absolute times (schedule_at) are exact
 // at every point of the clock's range: a time that has passed, time_point::min() included, is
-// due now (at the next tick the wheel hands out); time_point::max() never comes.
+// due now; time_point::max() never comes. "Due now" is the first tick that has not begun, for
+// a delay <= 0 and for schedule_at() of a time that has passed alike (schedule_at() reads the
+// clock for it), so timeouts due at the call and made in the same tick run in call order,
+// however long the wheel slept (schedule(0), then schedule_at(a past time): that order). With
+// clock_read::per_tick the relative ones enter the wheel at the next wake-up, after the
+// absolute ones (below). schedule_tick() takes its tick as given: a tick that has begun but
+// that a sleeping wheel has not handed out yet keeps its place in deadline order.
 //
 // Where a delay starts (wheel_options::clock_read): by default every schedule() and
 // async_wait() reads the clock, which is most of what they cost (bench/README.md has the
@@ -52,14 +58,18 @@
 //
 // Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
 // completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then
-// the wheel posts its continuation so I/O handlers get their turn. A callback may schedule,
+// the wheel posts its continuation so I/O handlers get their turn. A continuation finishes
+// the batch of the wake-up that posted it: like a wake-up it reads the clock, runs what came
+// due, starts staged delays and closes the activity epoch (stats().wakeups counts it), but it
+// is not "the next wake-up" of the switch (set_expire_immediately()). A callback may schedule,
 // cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
 // exception leaves io_context::run() like any handler's; entries not yet run are neither lost
 // nor run twice: the wheel has already posted its continuation, and the next run() goes on.
 // async_wait() handlers are Asio handlers: the wake-up that finds a wait due posts its
 // completion (as an Asio timer's completion is queued), so the handler runs after that
 // wake-up's callbacks, as a handler of its own, and an exception it throws leaves run() on its
-// own: one exception per run() call, none lost, none merged with another.
+// own: one exception per run() call, none lost, none merged with another. A wait handler never
+// runs inside a wheel call: not inside the wake-up, a callback, expire_all() or stop().
 
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
@@ -176,8 +186,9 @@ public:
     basic_wheel_timer(const basic_wheel_timer&) = delete;
     basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
 
-    /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), async
-    /// waits complete with operation_aborted). Allowed inside a callback.
+    /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), pending
+    /// async waits complete with operation_aborted; a wait whose completion was already posted
+    /// keeps its success). Allowed inside a callback.
     ~basic_wheel_timer();
 
     [[nodiscard]] executor_type get_executor() const noexcept { return timer_.get_executor(); }
@@ -205,31 +216,40 @@ public:
     ///
     /// Completion signature: void(error_code). The handler is called exactly
     /// once, and never from inside this function (immediate errors complete as if by post):
-    ///  - success: the delay elapsed (or expire_all() ran it ahead of time);
+    ///  - success: the delay elapsed (or expire_all() or the switch ran it ahead of time);
     ///  - net::error::operation_aborted: cancelled through the handler's cancellation
-    ///    slot, or dropped by stop() / the wheel's destruction;
+    ///    slot, or dropped by stop() / the wheel's destruction, while still pending;
     ///  - error::stopped: the wheel was already stopped;
     ///  - error::too_many_pending: max_pending was reached.
     /// Per-operation cancellation: terminal, partial and total (a wait has no side effects).
     /// The handler's associated executor (default: the wheel's) runs it, with outstanding work
     /// on it while the wait is pending; its associated allocator allocates the operation.
+    /// Once due, a wait is complete: the wake-up posts its completion (the handler runs later,
+    /// never inside a wheel call, expire_all() included), and from then on it is no longer
+    /// pending: it counts neither in pending() nor toward max_pending, and cancelling it,
+    /// stop() or destroying the wheel leave it a success, as an Asio timer's queued
+    /// completion.
     /// Works with any completion token: callbacks, use_awaitable, deferred, use_future.
     /// (Asio 1.81 has no default completion token for any_io_executor: pass one.)
     template <class Rep, class Period, class Token>
     auto async_wait(std::chrono::duration<Rep, Period> delay, Token&& token);
 
-    /// Number of timeouts scheduled and not yet run (handles, nodes and waits).
+    /// Number of timeouts scheduled and not yet run (handles, nodes and waits; not a wait
+    /// whose completion has been posted).
     [[nodiscard]] std::size_t pending() const noexcept { return wheel_core::pending(); }
 
     /// Stops the wheel: nothing pending will run, and scheduling fails with error::stopped
     /// from now on. Returns the handles of the schedule() timeouts that never ran (Netty's
-    /// stop(), in no particular order); they report cancelled(). Pending nodes are unscheduled; pending waits complete
-    /// with operation_aborted. The Asio timer is cancelled. Idempotent.
+    /// stop(), in no particular order); they report cancelled(). Pending nodes are unscheduled;
+    /// pending waits complete with operation_aborted (a wait whose completion was already
+    /// posted keeps its success). The Asio timer is cancelled. Idempotent.
     std::vector<timeout> stop();
 
     /// Runs everything pending now, ahead of time, in deadline-tick order (schedule order
     /// within a tick): callbacks run, nodes
-    /// fire, waits complete with success. For draining on shutdown. Returns how many ran.
+    /// fire, waits complete with success (their handlers are posted: they run after
+    /// expire_all() returns, never inside it). For draining on shutdown. Returns how many ran
+    /// (completed waits included).
     /// Inside a callback it only queues them behind the current batch (they run before the
     /// wheel sleeps again) and returns how many were queued. If a callback throws, the rest
     /// stay queued and run on the next io_context::run(), none lost or run twice.

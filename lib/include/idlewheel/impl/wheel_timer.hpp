@@ -131,7 +131,14 @@ void basic_wheel_timer<Clock, Executor>::schedule(timer_node& node, std::chrono:
 template <class Clock, class Executor>
 bool basic_wheel_timer<Clock, Executor>::insert_after(detail::timer_entry& e, duration delay) {
     if (per_tick_) return stage(e, static_cast<std::uint64_t>(delay.count()), max_pending_);
-    const tick_type deadline = deadline_after(delay);
+    // ceil((elapsed + delay) / tick), and never a tick that has begun: a delay <= 0 made on a
+    // tick boundary goes to the next tick, as schedule_at() of a time that has passed does, so
+    // everything due at the call runs in call order however far a sleeping wheel lags.
+    const auto elapsed = Clock::now() - origin_;
+    const auto now_units = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    const tick_type deadline =
+        (std::max)(detail::ceil_div(now_units + static_cast<std::uint64_t>(delay.count()), t), now_units / t + 1);
     prepare_insert();
     if (!place(e, deadline, max_pending_)) return false;
     // The tick the wheel placed it at, not the one asked for: a deadline the wheel has already
@@ -155,8 +162,12 @@ void basic_wheel_timer<Clock, Executor>::schedule_at(timer_node& node, time_poin
     // Straight from `when` to its tick, without `when - now()` (which overflows for times
     // near time_point::min() or max()): a time at or before the origin is tick 0, which has
     // passed, so the wheel places it at the next tick it hands out: due now.
+    // A time that has passed goes to the first tick that has not begun (one clock read), not
+    // to the next tick a sleeping wheel hands out: everything due at the call then runs in
+    // call order with schedule(0) and other past times (the rule at the top of the header).
     const std::uint64_t units = detail::units_after(when, origin_);
-    schedule_tick(node, detail::ceil_div(units, static_cast<std::uint64_t>(tick_.count())));
+    const tick_type deadline = detail::ceil_div(units, static_cast<std::uint64_t>(tick_.count()));
+    schedule_tick(node, (std::max)(deadline, current_tick() + 1));
 }
 
 template <class Clock, class Executor>
