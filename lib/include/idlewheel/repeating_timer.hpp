@@ -178,6 +178,14 @@ public:
     /// destroyed; true inside the callback unless the callback stopped it.
     [[nodiscard]] bool running() const noexcept { return node_.pending() || in_round_; }
 
+    /// When its next round is due (wheel_timer::expiry() of its entry: the start of the tick
+    /// the round's deadline falls in). time_point::max() if not running, while a fixed-delay
+    /// round's callback runs (the next round starts when it returns), and while a
+    /// run_once_now() is posted (that run comes as soon as the io_context runs it).
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept {
+        return role_ == role::round ? wheel_->expiry(node_) : Wheel::time_point::max();
+    }
+
     /// The period (rounded up to the wheel clock's unit).
     [[nodiscard]] duration period() const noexcept { return period_; }
     [[nodiscard]] repeat_mode mode() const noexcept { return mode_; }

@@ -234,6 +234,22 @@ public:
     template <class Rep, class Period, class Token>
     auto async_wait(std::chrono::duration<Rep, Period> delay, Token&& token);
 
+    /// When a pending timeout is due (Asio's expiry(), Kafka's getDelay()): the start of its
+    /// deadline tick, the time from which the wheel runs it (at its first wake-up at or after
+    /// it). Against the precision contract: never before the time asked for (the call's time
+    /// + the delay, or schedule_at()'s time), and less than one tick after it, except a delay
+    /// <= 0 or a time that had passed, which are due at the next tick boundary. With
+    /// clock_read::per_tick, an entry whose delay has not started yet (staged until the next
+    /// wake-up) reports the earliest it can be due: as if its delay started now (it reads the
+    /// clock); it may then be due up to one tick later than that. While the switch is on
+    /// (set_expire_immediately()) an entry keeps its expiry but runs at the next tick's
+    /// wake-up. Not pending (never scheduled, run or running, cancelled, dropped by stop(), an
+    /// empty handle, or an entry of another wheel): time_point::max(), which never comes.
+    [[nodiscard]] time_point expiry(const timeout& t) const noexcept {
+        return t.entry_ != nullptr ? expiry_of(*t.entry_) : time_point::max();
+    }
+    [[nodiscard]] time_point expiry(const timer_node& node) const noexcept { return expiry_of(node); }
+
     /// Number of timeouts scheduled and not yet run (handles, nodes and waits; not a wait
     /// whose completion has been posted).
     [[nodiscard]] std::size_t pending() const noexcept { return wheel_core::pending(); }
@@ -326,6 +342,7 @@ private:
         schedule_entry(e, deadline, max_pending);
     }
     void schedule_entry(detail::timer_entry& e, tick_type deadline, std::size_t max_pending);
+    [[nodiscard]] time_point expiry_of(const detail::timer_entry& e) const noexcept;
     bool insert_after(detail::timer_entry& e, duration delay);
     void flush_staged_at(duration start) noexcept;
     void prepare_insert() noexcept;

@@ -74,6 +74,13 @@ struct liveness_access {
         w.schedule_tick_for(node, deadline, rearm ? 0 : w.max_pending_);
     }
 
+    /// When a liveness object's own entry is due (wheel_timer::expiry()); time_point::max()
+    /// if it is not in the wheel.
+    template <class Entry>
+    [[nodiscard]] static typename Wheel::time_point expiry(const Wheel& w, const Entry& e) noexcept {
+        return w.expiry_of(e);
+    }
+
     /// The wheel's destruction notice: an object whose callback may destroy the wheel keeps a
     /// destruction_guard on it, and touches the wheel no more once it reports destroyed().
     [[nodiscard]] static destruction_notice& destruction(Wheel& w) noexcept { return w.destruction_; }

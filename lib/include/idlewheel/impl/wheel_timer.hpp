@@ -288,6 +288,17 @@ auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept 
 }
 
 template <class Clock, class Executor>
+auto basic_wheel_timer<Clock, Executor>::expiry_of(const detail::timer_entry& e) const noexcept -> time_point {
+    if (!e.linked() || e.core() != static_cast<const detail::wheel_core*>(this)) return time_point::max();
+    if (!is_staged(e)) return time_of(e.deadline());
+    // Staged: deadline() is its delay, which starts at the next wake-up, not before now.
+    const auto elapsed = elapsed_now();
+    const auto now_units = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    return time_of((std::max)(detail::ceil_div(now_units + e.deadline(), t), now_units / t + 1));
+}
+
+template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
     // The last entry was cancelled, and no wake-up is asked for the next tick (wheel_core
     // calls this only then; an activity epoch touched in this tick always asked for one).
