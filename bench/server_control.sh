@@ -1,4 +1,4 @@
-# Shell functions shared by compare.sh, saturation.sh and scale.sh (sourced, POSIX sh):
+# Shell functions shared by compare.sh, saturation.sh, scale.sh and loadgen/smoke.sh (sourced, POSIX sh):
 # running in a session of one's own for --nice, building the two programs, starting
 # demo_server and waiting for its "listening" line, stopping servers with SIGTERM.
 

@@ -126,6 +126,25 @@ BOOST_FIXTURE_TEST_CASE(a_sleeping_wheel_starts_delays_at_once, fixture) {
     BOOST_TEST(s.fired == (std::vector<std::int64_t>{1030}), boost::test_tools::per_element());
 }
 
+// Issue 20, item 3: a wheel that has never woken up is asleep too. Its first schedule() at
+// t = 0 used to wait for the end of tick 0 (a 10 ms timeout fired at 20 ms); now the wake-up
+// it asks for comes at once and the delay starts at the call, as on a wheel that slept.
+BOOST_FIXTURE_TEST_CASE(a_fresh_wheel_starts_delays_at_once, fixture) {
+    session s(t0);
+    wheel.schedule(s.node, 10ms);
+    BOOST_TEST(wheel.stats().wakeups == 0U);
+    poll(io);
+    BOOST_TEST(wheel.stats().wakeups == 1U);
+    advance_and_poll(io, 50ms);
+    BOOST_TEST(s.fired == (std::vector<std::int64_t>{10}), boost::test_tools::per_element());
+    // Asleep since (nothing pending): at once again.
+    advance_and_poll(io, 3ms);  // 53 ms
+    session s2(t0);
+    wheel.schedule(s2.node, 10ms);
+    advance_and_poll(io, 50ms);
+    BOOST_TEST(s2.fired == (std::vector<std::int64_t>{70}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(staging)

@@ -19,7 +19,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,8 @@ using idlewheel::test::poll;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
 
 struct fixture : idlewheel::test::wheel_fixture {
+    fixture() = default;
+    explicit fixture(const idlewheel::wheel_options& o) : wheel_fixture(o) {}
     std::vector<std::string> log;
 
     void note(const std::string& what) { log.push_back(what + " @" + std::to_string(ms_since(t0))); }
@@ -152,4 +156,99 @@ BOOST_FIXTURE_TEST_CASE(stop_while_on_still_returns_what_never_ran, fixture) {
     BOOST_TEST(h.cancelled());
     advance_and_poll(io, 50ms);
     BOOST_TEST(log.empty());
+}
+
+namespace {
+
+// poll() one handler at a time, at most `limit` of them: a wheel that never goes back to sleep
+// makes a test fail on the count instead of hanging it.
+std::size_t bounded_poll(idlewheel::net::io_context& io, std::size_t limit) {
+    std::size_t n = 0;
+    if (io.stopped()) io.restart();
+    while (n != limit && io.poll_one() != 0) ++n;
+    return n;
+}
+
+struct quiet_session {
+    int reports = 0;
+    void on_idle(idlewheel::idle_kind, bool) { ++reports; }
+};
+
+struct one_per_wakeup : fixture {
+    one_per_wakeup() : fixture(options()) {}
+    static idlewheel::wheel_options options() {
+        idlewheel::wheel_options o;
+        o.max_run_per_wakeup = 1;
+        return o;
+    }
+};
+
+}  // namespace
+
+// Issue 20, item 2: with more running liveness objects than max_run_per_wakeup, each wake-up
+// re-armed its watches "for the next wake-up", the posted continuation counted as that
+// wake-up and found them due again: the wheel never slept (poll() never returned). Now each
+// entry runs at most once per tick and the wheel sleeps until the next tick.
+BOOST_FIXTURE_TEST_CASE(the_switch_runs_each_watch_once_per_tick_and_sleeps_between_ticks, one_per_wakeup) {
+    quiet_session s;
+    idlewheel::idle_options o;
+    o.reader = 10s;
+    idlewheel::basic_idle_watch<wheel_type> w1(wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o);
+    idlewheel::basic_idle_watch<wheel_type> w2(wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o);
+    w1.start();
+    w2.start();
+    BOOST_TEST(bounded_poll(io, 1000) < 1000U);
+    wheel.set_expire_immediately(true);
+    const auto before = wheel.stats();
+    // Ten ticks: one wake-up and one continuation each (a watch per wake-up), then sleep.
+    for (int i = 0; i < 10; ++i) {
+        manual_clock::advance(10ms);
+        BOOST_TEST(bounded_poll(io, 1000) <= 3U);  // the wake-up, its continuation (and the epoch)
+    }
+    const auto after = wheel.stats();
+    BOOST_TEST(after.wakeups - before.wakeups <= 20U);
+    BOOST_TEST(after.wakeups - before.wakeups >= 10U);  // still looked at every tick
+    BOOST_TEST(after.expired - before.expired == 20U);  // each watch once per tick, no more
+    BOOST_TEST(s.reports == 0);
+    BOOST_TEST(io.poll_one() == 0U);  // asleep until the next tick
+}
+
+BOOST_FIXTURE_TEST_CASE(the_switch_with_4097_watches_and_the_default_limit_costs_two_wakeups_a_tick, fixture) {
+    quiet_session s;
+    idlewheel::idle_options o;
+    o.reader = 10s;
+    std::vector<std::unique_ptr<idlewheel::basic_idle_watch<wheel_type>>> watches;
+    for (int i = 0; i < 4097; ++i) {
+        watches.push_back(std::make_unique<idlewheel::basic_idle_watch<wheel_type>>(
+            wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o));
+        watches.back()->start();
+    }
+    BOOST_TEST(bounded_poll(io, 100) < 100U);
+    wheel.set_expire_immediately(true);
+    const auto before = wheel.stats();
+    for (int i = 0; i < 20; ++i) {
+        manual_clock::advance(10ms);
+        BOOST_TEST(bounded_poll(io, 100) <= 3U);
+    }
+    const auto after = wheel.stats();
+    BOOST_TEST(after.wakeups - before.wakeups <= 40U);  // 4096 and then 1: two a tick
+    BOOST_TEST(after.expired - before.expired == 20U * 4097U);
+    BOOST_TEST(s.reports == 0);
+}
+
+// Rule (f): a max_run_per_wakeup continuation is not "the next wake-up". It finishes the batch
+// of the wake-up that posted it; what that batch's callbacks schedule while the switch is on
+// runs at the next tick's wake-up.
+BOOST_FIXTURE_TEST_CASE(a_continuation_is_not_the_next_wake_up, one_per_wakeup) {
+    wheel.schedule(1h, [this] {
+        note("a");
+        wheel.schedule(1h, [this] { note("c"); });
+    });
+    wheel.schedule(2h, [this] { note("b"); });
+    wheel.set_expire_immediately(true);
+    advance_and_poll(io, 10ms);
+    BOOST_TEST(log == (std::vector<std::string>{"a @10", "b @10"}), boost::test_tools::per_element());
+    BOOST_TEST(wheel.pending() == 1U);
+    advance_and_poll(io, 10ms);
+    BOOST_TEST(log == (std::vector<std::string>{"a @10", "b @10", "c @20"}), boost::test_tools::per_element());
 }

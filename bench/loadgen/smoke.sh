@@ -9,38 +9,16 @@
 set -eu
 demo=$1
 loadgen=$2
-work=$3
-mkdir -p "$work"
-
-server=
-stop_server() {
-    if [ -n "$server" ]; then
-        kill -TERM "$server" 2>/dev/null || true
-        wait "$server" 2>/dev/null || true
-        server=
-    fi
-}
-trap stop_server EXIT INT TERM
+out=$3
+mkdir -p "$out"
+. "$(cd "$(dirname "$0")/.." && pwd)/server_control.sh"  # start_server, stop_servers
+trap stop_servers EXIT INT TERM
 
 # Heartbeat (ping 400ms + jitter <= 100ms + pong 800ms) well inside the idle timeout (2s), so
 # dead clients are the heartbeat's and idle ones the idle timeout's.
 timing="--idle-timeout 2s --ping-interval 400ms --pong-timeout 800ms --ping-jitter 100ms"
-# A previous run's listening line must not be read before this server truncates the file.
-rm -f "$work/server.out" "$work/server.log"
-"$demo" --tcp-port 0 --http-port 0 $timing --tick 10ms --quiet >"$work/server.out" 2>"$work/server.log" &
-server=$!
-i=0
-until grep -q '^listening ' "$work/server.out" 2>/dev/null; do
-    i=$((i + 1))
-    if [ $i -gt 100 ] || ! kill -0 "$server" 2>/dev/null; then
-        echo "smoke: demo_server did not start" >&2
-        cat "$work/server.log" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
-tcp_port=$(sed -n 's/^listening tcp=[^ ]*:\([0-9]*\) .*/\1/p' "$work/server.out")
-http_port=$(sed -n 's/.* http=[^ ]*:\([0-9]*\)$/\1/p' "$work/server.out")
+start_server server "" --tcp-port 0 --http-port 0 $timing --tick 10ms --quiet || exit 1
+work=$out
 
 check_kicked() {  # FILE ROLE OUTCOME COUNT: the JSON shows COUNT clients of ROLE ended with OUTCOME
     if ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(r["outcomes"][sys.argv[2]][sys.argv[3]] != int(sys.argv[4]))' "$@"; then

@@ -12,6 +12,8 @@
 #ifndef IDLEWHEEL_TESTS_DEMO_LOOPBACK_CLIENTS_HPP
 #define IDLEWHEEL_TESTS_DEMO_LOOPBACK_CLIENTS_HPP
 
+#include "../support/run_until.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -60,22 +62,7 @@ inline bool wait_until(const std::function<bool()>& condition, clock::duration t
     }
 }
 
-/// Runs `io` until `done` is set or `timeout` passes. On timeout calls `abandon` (which must
-/// make every pending operation complete, e.g. by closing the socket), lets the aborted
-/// handlers run, and returns false.
-template <class Abandon>
-bool run_until(asio::io_context& io, const bool& done, clock::duration timeout, Abandon&& abandon) {
-    const auto deadline = clock::now() + timeout;
-    io.restart();
-    while (!done && clock::now() < deadline) {
-        if (io.run_one_until(deadline) == 0 && io.stopped()) break;  // out of work
-    }
-    if (done) return true;
-    abandon();
-    io.restart();
-    io.run_for(2s);  // the aborted handlers (they may still set `done`)
-    return false;
-}
+using idlewheel::test::run_until;  // bounded: every call of the clients below
 
 /// How a connection ended, seen by a reader.
 struct close_result {

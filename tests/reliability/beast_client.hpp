@@ -6,6 +6,7 @@
 #ifndef IDLEWHEEL_TESTS_RELIABILITY_BEAST_CLIENT_HPP
 #define IDLEWHEEL_TESTS_RELIABILITY_BEAST_CLIENT_HPP
 
+#include "../support/run_until.hpp"
 #include "raw_socket.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -85,15 +86,8 @@ private:
             result = e;
             finished = true;
         });
-        io_.restart();
-        const auto deadline = clock::now() + timeout;
-        while (!finished && clock::now() < deadline)
-            if (io_.run_one_until(deadline) == 0 && io_.stopped()) break;
-        if (finished) return result;
-        drop();
-        io_.restart();
-        io_.run_for(2s);
-        return asio::error::timed_out;
+        if (!idlewheel::test::run_until(io_, finished, timeout, [this] { drop(); })) return asio::error::timed_out;
+        return result;
     }
 
     asio::io_context io_{1};

@@ -7,10 +7,15 @@
 
 #include "raw_socket.hpp"
 
+#include <poll.h>
+
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reliability {
 
@@ -166,6 +171,35 @@ private:
     raw_socket socket_;
     std::string in_;
 };
+
+// Reads the frames of many clients as they come: polls the sockets of the clients that
+// `waiting(i)` still waits for (20 ms at a time), reads one frame from each readable one and
+// hands it to `on_frame(i, frame)` (nullopt: the connection ended or failed), while
+// `go_on()`. A frame still arriving (its read timed out) is read again at the next poll.
+// `on_frame` must end the wait for that client (waiting(i) false); returns when none waits.
+template <class Waiting, class GoOn, class OnFrame>
+void read_frames_as_they_come(std::vector<raw_websocket>& clients, Waiting&& waiting, GoOn&& go_on,
+                              OnFrame&& on_frame) {
+    while (go_on()) {
+        std::vector<pollfd> fds;
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < clients.size(); ++i)
+            if (waiting(i)) {
+                fds.push_back({clients[i].socket().fd(), POLLIN, 0});
+                which.push_back(i);
+            }
+        if (fds.empty()) return;
+        if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
+        for (std::size_t k = 0; k < fds.size(); ++k) {
+            if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+            const auto i = which[k];
+            io_status st = io_status::ok;
+            const auto f = clients[i].read_frame(clock::now() + std::chrono::milliseconds(200), &st);
+            if (!f && st == io_status::timeout) continue;  // a partial frame: more to come
+            on_frame(i, f);
+        }
+    }
+}
 
 }  // namespace reliability
 

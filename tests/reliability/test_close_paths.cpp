@@ -6,8 +6,10 @@
 
 #include <sys/socket.h>
 
+#include <chrono>
 #include <csignal>
 #include <memory>
+#include <utility>
 
 using namespace reliability;
 
@@ -26,6 +28,34 @@ io_status read_to_end(raw_socket& s, std::string& into, clock::time_point deadli
         const auto st = s.recv_some(into, deadline);
         if (st != io_status::ok) return st;
     }
+}
+
+// What the close_handshake suite's HTTP idle tests share: one HTTP connection (one GET /stats
+// answered first if `request`, else silent from accept) that the server must close for
+// idleness: not before `idle`, within `idle` + slack, counted once as closed.http_idle.
+// Returns the server's stats before the connection and after the close was counted.
+template <class Server>
+auto expect_http_idle_close(Server& srv, std::chrono::milliseconds idle, bool request) {
+    const auto before = srv.stats();
+    auto s = raw_socket::connect(srv.host(), srv.http_port());
+    const auto from = clock::now();
+    if (request) {
+        BOOST_TEST_REQUIRE((s.send_all("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n", clock::now() + 5s) == io_status::ok));
+        std::string response;
+        BOOST_TEST_REQUIRE((s.recv_some(response, clock::now() + 5s) == io_status::ok));
+        BOOST_TEST(response.rfind("HTTP/1.1 200", 0) == 0);
+        std::string rest;
+        const auto end = read_to_end(s, rest, clock::now() + idle + slack);
+        BOOST_TEST((end == io_status::eof || end == io_status::reset), "not closed: " << to_string(end));
+    } else {
+        BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + idle + slack), "the silent connection was kept");
+        BOOST_TEST(ms(clock::now() - from) <= ms(idle + slack));
+    }
+    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20, "closed before --idle-timeout");
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.http_idle") > before.integer("closed.http_idle"); }, 5s));
+    auto after = srv.stats();
+    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    return std::make_pair(before, after);
 }
 
 }  // namespace
@@ -223,21 +253,8 @@ BOOST_AUTO_TEST_CASE(bad_frame_then_tcp_kept_open_counted_as_protocol_error) {
 // An HTTP keep-alive connection that sends no second request is closed at --idle-timeout and
 // counted as http_idle, apart from idle WebSocket / TCP sessions.
 BOOST_AUTO_TEST_CASE(idle_http_keep_alive_counted_as_http_idle) {
-    constexpr auto idle = 500ms;
     server srv({"--idle-timeout", "500ms", "--handshake-timeout", "10s"});
-    const auto before = srv.stats();
-    auto s = raw_socket::connect(srv.host(), srv.http_port());
-    const auto from = clock::now();
-    BOOST_TEST_REQUIRE((s.send_all("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n", clock::now() + 5s) == io_status::ok));
-    std::string response;
-    BOOST_TEST_REQUIRE((s.recv_some(response, clock::now() + 5s) == io_status::ok));
-    BOOST_TEST(response.rfind("HTTP/1.1 200", 0) == 0);
-    std::string rest;
-    const auto end = read_to_end(s, rest, clock::now() + idle + slack);
-    BOOST_TEST((end == io_status::eof || end == io_status::reset), "not closed: " << to_string(end));
-    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20);
-    const auto after = srv.stats();
-    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    const auto [before, after] = expect_http_idle_close(srv, 500ms, /*request=*/true);
     BOOST_TEST(after.integer("closed.idle") == before.integer("closed.idle"));
 }
 
@@ -249,22 +266,9 @@ BOOST_AUTO_TEST_CASE(http_keep_alive_is_not_pinged) {
         BOOST_TEST_MESSAGE("--timers=none: no idle timeout by design");
         return;
     }
-    constexpr auto idle = 1500ms;
     server srv({"--idle-timeout", "1500ms", "--ping-interval", "200ms", "--pong-timeout", "200ms",
                 "--handshake-timeout", "10s"});
-    const auto before = srv.stats();
-    auto s = raw_socket::connect(srv.host(), srv.http_port());
-    const auto from = clock::now();
-    BOOST_TEST_REQUIRE((s.send_all("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n", clock::now() + 5s) == io_status::ok));
-    std::string response;
-    BOOST_TEST_REQUIRE((s.recv_some(response, clock::now() + 5s) == io_status::ok));
-    std::string rest;
-    const auto end = read_to_end(s, rest, clock::now() + idle + slack);
-    BOOST_TEST((end == io_status::eof || end == io_status::reset), "not closed: " << to_string(end));
-    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20, "closed before --idle-timeout: pinged?");
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.http_idle") > before.integer("closed.http_idle"); }, 5s));
-    const auto after = srv.stats();
-    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
+    const auto [before, after] = expect_http_idle_close(srv, 1500ms, /*request=*/true);  // not pinged: not closed early
     BOOST_TEST(after.integer("closed.dead_peer") == before.integer("closed.dead_peer"));
     BOOST_TEST(after.integer("wheel.pings_sent") == before.integer("wheel.pings_sent"));
 }
@@ -277,18 +281,10 @@ BOOST_AUTO_TEST_CASE(silent_connection_is_idle_before_its_handshake_deadline) {
         BOOST_TEST_MESSAGE("--timers=none: no idle timeout by design");
         return;
     }
-    constexpr auto idle = 500ms;
     server srv({"--idle-timeout", "500ms", "--handshake-timeout", "10s"});
-    const auto before = srv.stats();
-    auto s = raw_socket::connect(srv.host(), srv.http_port());
-    const auto from = clock::now();
-    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + idle + slack), "the silent connection was kept");
-    BOOST_TEST(ms(clock::now() - from) >= ms(idle) - 20, "closed before --idle-timeout");
-    BOOST_TEST(ms(clock::now() - from) <= ms(idle + slack));
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.http_idle") > before.integer("closed.http_idle"); }, 5s));
-    BOOST_TEST(wait_until([&] { return srv.stats().integer("wheel.reader_idle") > before.integer("wheel.reader_idle") || timers_mode() != "wheel"; }, 5s));
+    const auto [before, closed] = expect_http_idle_close(srv, 500ms, /*request=*/false);
+    BOOST_TEST(wait_until([&, &before = before] { return srv.stats().integer("wheel.reader_idle") > before.integer("wheel.reader_idle") || timers_mode() != "wheel"; }, 5s));
     const auto after = srv.stats();
-    BOOST_TEST(after.integer("closed.http_idle") - before.integer("closed.http_idle") == 1);
     BOOST_TEST(after.integer("closed.handshake_timeout") == before.integer("closed.handshake_timeout"));
     BOOST_TEST(after.integer("wheel.handshake_timeouts") == before.integer("wheel.handshake_timeouts"));
     if (timers_mode() == "wheel") BOOST_TEST(after.integer("wheel.reader_idle") - before.integer("wheel.reader_idle") == 1);

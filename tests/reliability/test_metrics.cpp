@@ -419,21 +419,9 @@ BOOST_AUTO_TEST_CASE(http_answers_while_websockets_drain) {
     std::atomic<bool> stop{false};
     std::thread answering([&] {
         std::vector<bool> done(n, false);
-        while (!stop && ended < n) {
-            std::vector<pollfd> fds;
-            std::vector<std::size_t> which;
-            for (std::size_t i = 0; i < n; ++i)
-                if (!done[i]) {
-                    fds.push_back({clients[i].socket().fd(), POLLIN, 0});
-                    which.push_back(i);
-                }
-            if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
-            for (std::size_t k = 0; k < fds.size(); ++k) {
-                if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-                const auto i = which[k];
-                io_status st = io_status::ok;
-                const auto f = clients[i].read_frame(clock::now() + 200ms, &st);
-                if (!f && st == io_status::timeout) continue;
+        read_frames_as_they_come(
+            clients, [&](std::size_t i) { return !done[i]; }, [&] { return !stop && ended < n; },
+            [&](std::size_t i, const std::optional<ws_frame>& f) {
                 if (f && f->opcode == opcode::close) {
                     if (f->close_code() == 1001U) ++got_1001;
                     clients[i].send_frame(opcode::close, std::string("\x03\xe9", 2));
@@ -441,8 +429,7 @@ BOOST_AUTO_TEST_CASE(http_answers_while_websockets_drain) {
                 clients[i].socket().close();  // the handshake is done: TCP ends (no --close-timeout wait)
                 done[i] = true;
                 ++ended;
-            }
-        }
+            });
     });
     struct joiner {
         std::atomic<bool>& stop;

@@ -86,27 +86,14 @@ BOOST_AUTO_TEST_CASE(closes_spread_over_the_window_idle_first) {
     srv.signal(SIGTERM);
     const auto give_up = t0 + spread + slack + 3s;
     std::size_t done = 0;
-    while (done < n && clock::now() < give_up) {
-        std::vector<pollfd> fds;
-        std::vector<std::size_t> which;
-        for (std::size_t i = 0; i < n; ++i)
-            if (closed_ms[i] < 0) {
-                fds.push_back({clients[i].socket().fd(), POLLIN, 0});
-                which.push_back(i);
-            }
-        if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
-        for (std::size_t k = 0; k < fds.size(); ++k) {
-            if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-            const auto i = which[k];
-            io_status st = io_status::ok;
-            const auto f = clients[i].read_frame(clock::now() + 200ms, &st);
-            if (!f && st == io_status::timeout) continue;  // a partial frame: more to come
+    read_frames_as_they_come(
+        clients, [&](std::size_t i) { return closed_ms[i] < 0; }, [&] { return clock::now() < give_up; },
+        [&](std::size_t i, const std::optional<ws_frame>& f) {
             closed_ms[i] = ms(clock::now() - t0);
             codes[i] = f && f->opcode == opcode::close ? f->close_code() : 0;
             if (f) clients[i].send_frame(opcode::close, std::string("\x03\xe9", 2));  // finish the handshake
             ++done;
-        }
-    }
+        });
     BOOST_TEST_REQUIRE(done == n, n - done << " clients got nothing within the window plus slack");
     std::size_t got_1001 = 0, early = 0;
     for (std::size_t i = 0; i < n; ++i) {

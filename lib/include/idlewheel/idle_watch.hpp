@@ -155,6 +155,12 @@ public:
         return {to_ns(time_[0]), to_ns(time_[1]), to_ns(time_[2]), observe_output_};
     }
     [[nodiscard]] bool running() const noexcept { return running_; }
+
+    /// When the watch next looks at its session (its wheel entry's wheel_timer::expiry()): the
+    /// earliest time a report can come. The watch re-arms lazily, so activity since the entry
+    /// was armed is counted only then: it may then re-arm instead of reporting.
+    /// time_point::max() if not running (or inside its handler, before it re-arms).
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept { return wheel_->expiry(node_); }
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
 
 private:

@@ -3,14 +3,18 @@
 #define IDLEWHEEL_IDLEWHEEL_HPP
 
 // Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast glue,
-// is separate so that users without Beast need not have it).
+// is separate so that users without Beast need not have it). Every public header of this
+// directory but beast.hpp must be listed here: tests/umbrella_header.cmake checks it.
 #include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/liveness_stats.hpp>
+#include <idlewheel/manual_clock.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/repeating_timer.hpp>
+#include <idlewheel/session_liveness.hpp>
+#include <idlewheel/stream_liveness.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_pool.hpp>

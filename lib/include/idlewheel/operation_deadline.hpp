@@ -74,6 +74,11 @@ public:
 
     /// True while armed and not expired.
     [[nodiscard]] bool armed() const noexcept { return node_.pending(); }
+    /// When the armed deadline expires (wheel_timer::expiry(): the start of its deadline tick,
+    /// never before `d` after expires_after(), less than a tick after it; on a per_tick wheel
+    /// before the next wake-up started it, the earliest it can be). time_point::max() if not
+    /// armed.
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept { return wheel_->expiry(node_); }
     /// True once the deadline passed (its callback has run), until the next expires_after().
     [[nodiscard]] bool expired() const noexcept { return expired_; }
     /// make_error_code(cause) if expired(), else success: what the operation's failure means.

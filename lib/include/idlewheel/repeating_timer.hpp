@@ -52,12 +52,17 @@
 // or destroyed the timer) before the exception leaves the wheel's handler and so
 // io_context::run(): nothing stops silently. The adjust hook must not throw (it is noexcept).
 //
-// The wheel: while running(), the timer always holds its one entry in the wheel (a round, or
-// a placeholder while its callback runs or a run_once_now() is posted), so max_pending never
-// takes it away from a running timer; only start() and restart() of a timer that is not
-// running can be refused (system_error with error::too_many_pending). The wheel's stop() (or
-// destruction) drops that entry like every other: the timer is then not running, no callback
-// runs (a posted run_once_now() included), and start() / restart() on the stopped wheel throw
+// The wheel: a running timer holds one entry in the wheel (its next round, or a placeholder
+// while a run_once_now() is posted), except while the callback of a fixed-delay round the
+// wheel ran is running: its entry is out then, and is put back when the callback returns.
+// Putting it back (and every move of a running timer's entry) uses the liveness objects'
+// exemption (wheel_options::max_pending): it never counts against max_pending, so a full wheel
+// never takes a running timer away, and pending() may exceed max_pending by one per such
+// timer; only start() and restart() of a timer that is not running can be refused
+// (system_error with error::too_many_pending). Each round counts once in the wheel's
+// stats().scheduled. The wheel's stop() (or destruction, inside the callback too) drops or
+// refuses that entry like every other: the timer is then not running, no callback runs (a
+// posted run_once_now() included), and start() / restart() on the stopped wheel throw
 // system_error with error::stopped.
 //
 // Threading and lifetime: like the wheel's nodes, a timer is used on the wheel's executor
@@ -171,7 +176,15 @@ public:
 
     /// True from start() / restart() until stop(), or until the wheel was stopped or
     /// destroyed; true inside the callback unless the callback stopped it.
-    [[nodiscard]] bool running() const noexcept { return node_.pending(); }
+    [[nodiscard]] bool running() const noexcept { return node_.pending() || in_round_; }
+
+    /// When its next round is due (wheel_timer::expiry() of its entry: the start of the tick
+    /// the round's deadline falls in). time_point::max() if not running, while a fixed-delay
+    /// round's callback runs (the next round starts when it returns), and while a
+    /// run_once_now() is posted (that run comes as soon as the io_context runs it).
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept {
+        return role_ == role::round ? wheel_->expiry(node_) : Wheel::time_point::max();
+    }
 
     /// The period (rounded up to the wheel clock's unit).
     [[nodiscard]] duration period() const noexcept { return period_; }
@@ -197,7 +210,7 @@ public:
 private:
     struct run_now_handler;
     // What the node stands for while pending: a round due at deadline_, or a placeholder that
-    // keeps the timer's entry while its callback runs or a run_once_now() is posted.
+    // keeps the timer's entry while a run_once_now() is posted.
     enum class role : std::uint8_t { round, hold };
 
     template <class Rep, class Period>
@@ -205,11 +218,12 @@ private:
 
     duration next_delay() const noexcept;
     void start_fresh();
+    void place_at(typename Wheel::tick_type tick);
     void place_round(duration deadline);
     void place_hold();
     void fire();
     void run_round(duration now, duration due);
-    void after_callback(std::uint64_t generation) noexcept;
+    void after_callback(std::uint64_t generation, bool wheel_destroyed) noexcept;
 
     Wheel* wheel_;
     timer_callback callback_;
@@ -219,6 +233,7 @@ private:
     repeat_mode mode_;
     role role_ = role::round;
     bool run_now_posted_ = false;
+    bool in_round_ = false;  // running, with the node out of the wheel: a round the wheel ran is in progress
     int callbacks_running_ = 0;  // > 0 inside the callback
     // Bumped by every operation that decides the next round (start, stop, restart, reset,
     // run_once_now): the callback's return and a posted run act only if it did not change.

@@ -261,6 +261,13 @@ public:
     [[nodiscard]] bool peer_closing() const noexcept { return (flags_ & peer_closed) != 0; }
     /// True while its entry is in the wheel.
     [[nodiscard]] bool armed() const noexcept { return linked(); }
+    /// Its next decision time (its wheel entry's wheel_timer::expiry()): no event (idle,
+    /// send_ping, dead_peer, a handshake or close timeout) comes before it. The entry re-arms
+    /// lazily, so activity since it was armed is counted only then: the object may then
+    /// re-arm instead of deciding. time_point::max() if not armed.
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept {
+        return detail::liveness_access<Wheel>::expiry(wheel(), static_cast<const detail::shared_entry&>(*this));
+    }
 
     /// A flag the transport layer keeps here (one ping in flight): no storage of its own.
     [[nodiscard]] bool ping_in_flight() const noexcept { return (flags_ & ping_flight) != 0; }

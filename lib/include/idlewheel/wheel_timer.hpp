@@ -28,14 +28,21 @@
 // of years or duration::max() (a timeout that practically never fires), and NaN (never fires
 // either); zero, negative and -infinity mean "due now". Absolute times (schedule_at) are exact
 // at every point of the clock's range: a time that has passed, time_point::min() included, is
-// due now (at the next tick the wheel hands out); time_point::max() never comes.
+// due now; time_point::max() never comes. "Due now" is the first tick that has not begun, for
+// a delay <= 0 and for schedule_at() of a time that has passed alike (schedule_at() reads the
+// clock for it), so timeouts due at the call and made in the same tick run in call order,
+// however long the wheel slept (schedule(0), then schedule_at(a past time): that order). With
+// clock_read::per_tick the relative ones enter the wheel at the next wake-up, after the
+// absolute ones (below). schedule_tick() takes its tick as given: a tick that has begun but
+// that a sleeping wheel has not handed out yet keeps its place in deadline order.
 //
 // Where a delay starts (wheel_options::clock_read): by default every schedule() and
 // async_wait() reads the clock, which is most of what they cost (bench/README.md has the
 // figures).
 // With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
-// the wheel asks for at the next tick boundary and which reads the clock once for everything
-// scheduled since. The contract then
+// the wheel asks for at the next tick boundary (at once if the wheel is asleep: behind the
+// clock, or never woken up yet, as a fresh wheel) and which reads the clock once for
+// everything scheduled since. The contract then
 // becomes: never before its delay has passed since the call, at most two ticks (plus the
 // io_context's scheduling delay) after. Timeouts scheduled and cancelled within one tick,
 // the common case of operation deadlines, never enter the wheel at all. schedule_at() and
@@ -55,14 +62,18 @@
 //
 // Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
 // completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then
-// the wheel posts its continuation so I/O handlers get their turn. A callback may schedule,
+// the wheel posts its continuation so I/O handlers get their turn. A continuation finishes
+// the batch of the wake-up that posted it: like a wake-up it reads the clock, runs what came
+// due, starts staged delays and closes the activity epoch (stats().wakeups counts it), but it
+// is not "the next wake-up" of the switch (set_expire_immediately()). A callback may schedule,
 // cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
 // exception leaves io_context::run() like any handler's; entries not yet run are neither lost
 // nor run twice: the wheel has already posted its continuation, and the next run() goes on.
 // async_wait() handlers are Asio handlers: the wake-up that finds a wait due posts its
 // completion (as an Asio timer's completion is queued), so the handler runs after that
 // wake-up's callbacks, as a handler of its own, and an exception it throws leaves run() on its
-// own: one exception per run() call, none lost, none merged with another.
+// own: one exception per run() call, none lost, none merged with another. A wait handler never
+// runs inside a wheel call: not inside the wake-up, a callback, expire_all() or stop().
 
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
@@ -198,8 +209,9 @@ public:
     basic_wheel_timer(const basic_wheel_timer&) = delete;
     basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
 
-    /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), async
-    /// waits complete with operation_aborted). Allowed inside a callback.
+    /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), pending
+    /// async waits complete with operation_aborted; a wait whose completion was already posted
+    /// keeps its success). Allowed inside a callback.
     ~basic_wheel_timer();
 
     [[nodiscard]] executor_type get_executor() const noexcept { return timer_.get_executor(); }
@@ -227,31 +239,56 @@ public:
     ///
     /// Completion signature: void(error_code). The handler is called exactly
     /// once, and never from inside this function (immediate errors complete as if by post):
-    ///  - success: the delay elapsed (or expire_all() ran it ahead of time);
+    ///  - success: the delay elapsed (or expire_all() or the switch ran it ahead of time);
     ///  - net::error::operation_aborted: cancelled through the handler's cancellation
-    ///    slot, or dropped by stop() / the wheel's destruction;
+    ///    slot, or dropped by stop() / the wheel's destruction, while still pending;
     ///  - error::stopped: the wheel was already stopped;
     ///  - error::too_many_pending: max_pending was reached.
     /// Per-operation cancellation: terminal, partial and total (a wait has no side effects).
     /// The handler's associated executor (default: the wheel's) runs it, with outstanding work
     /// on it while the wait is pending; its associated allocator allocates the operation.
+    /// Once due, a wait is complete: the wake-up posts its completion (the handler runs later,
+    /// never inside a wheel call, expire_all() included), and from then on it is no longer
+    /// pending: it counts neither in pending() nor toward max_pending, and cancelling it,
+    /// stop() or destroying the wheel leave it a success, as an Asio timer's queued
+    /// completion.
     /// Works with any completion token: callbacks, use_awaitable, deferred, use_future.
     /// (Asio 1.81 has no default completion token for any_io_executor: pass one.)
     template <class Rep, class Period, class Token>
     auto async_wait(std::chrono::duration<Rep, Period> delay, Token&& token);
 
-    /// Number of timeouts scheduled and not yet run (handles, nodes and waits).
+    /// When a pending timeout is due (Asio's expiry(), Kafka's getDelay()): the start of its
+    /// deadline tick, the time from which the wheel runs it (at its first wake-up at or after
+    /// it). Against the precision contract: never before the time asked for (the call's time
+    /// + the delay, or schedule_at()'s time), and less than one tick after it, except a delay
+    /// <= 0 or a time that had passed, which are due at the next tick boundary. With
+    /// clock_read::per_tick, an entry whose delay has not started yet (staged until the next
+    /// wake-up) reports the earliest it can be due: as if its delay started now (it reads the
+    /// clock); it may then be due up to one tick later than that. While the switch is on
+    /// (set_expire_immediately()) an entry keeps its expiry but runs at the next tick's
+    /// wake-up. Not pending (never scheduled, run or running, cancelled, dropped by stop(), an
+    /// empty handle, or an entry of another wheel): time_point::max(), which never comes.
+    [[nodiscard]] time_point expiry(const timeout& t) const noexcept {
+        return t.entry_ != nullptr ? expiry_of(*t.entry_) : time_point::max();
+    }
+    [[nodiscard]] time_point expiry(const timer_node& node) const noexcept { return expiry_of(node); }
+
+    /// Number of timeouts scheduled and not yet run (handles, nodes and waits; not a wait
+    /// whose completion has been posted).
     [[nodiscard]] std::size_t pending() const noexcept { return wheel_core::pending(); }
 
     /// Stops the wheel: nothing pending will run, and scheduling fails with error::stopped
     /// from now on. Returns the handles of the schedule() timeouts that never ran (Netty's
-    /// stop(), in no particular order); they report cancelled(). Pending nodes are unscheduled; pending waits complete
-    /// with operation_aborted. The Asio timer is cancelled. Idempotent.
+    /// stop(), in no particular order); they report cancelled(). Pending nodes are unscheduled;
+    /// pending waits complete with operation_aborted (a wait whose completion was already
+    /// posted keeps its success). The Asio timer is cancelled. Idempotent.
     std::vector<timeout> stop();
 
     /// Runs everything pending now, ahead of time, in deadline-tick order (schedule order
     /// within a tick): callbacks run, nodes
-    /// fire, waits complete with success. For draining on shutdown. Returns how many ran.
+    /// fire, waits complete with success (their handlers are posted: they run after
+    /// expire_all() returns, never inside it). For draining on shutdown. Returns how many ran
+    /// (completed waits included).
     /// Inside a callback it only queues them behind the current batch (they run before the
     /// wheel sleeps again) and returns how many were queued. If a callback throws, the rest
     /// stay queued and run on the next io_context::run(), none lost or run twice.
@@ -264,10 +301,16 @@ public:
     /// wake-up (at the latest the next tick boundary; at once if the wheel is behind the clock)
     /// instead of after its delay, never inline in the call that scheduled it, and never in
     /// the batch of the callback that scheduled it. Waits
-    /// complete with success. Liveness objects are then looked at every tick, and still decide
-    /// by the real time: an idle watch never reports early. Off: new timeouts wait for their
-    /// delays again (everything scheduled before has run). expire_all() is the one-shot drain;
-    /// this is a mode. Default: off.
+    /// complete with success. Each pending entry runs at most once per tick, and the wheel
+    /// sleeps between ticks, whatever max_run_per_wakeup and the number of liveness objects:
+    /// a wake-up takes everything pending into its batch; the continuations it posts when the
+    /// batch exceeds max_run_per_wakeup only finish that batch (they are not "the next
+    /// wake-up"), so what its callbacks schedule runs at the next tick's wake-up. Liveness
+    /// objects are then looked at every tick, and still decide by the real time: an idle watch
+    /// never reports early. Each wake-up looks at the switch when it comes: turning it off
+    /// before the wake-up that would have run them leaves every entry at its own deadline,
+    /// those scheduled while it was on included (they wait for their delays). expire_all() is
+    /// the one-shot drain; this is a mode. Default: off.
     void set_expire_immediately(bool on);
     [[nodiscard]] bool expire_immediately() const noexcept { return expire_immediately_; }
 
@@ -322,11 +365,12 @@ private:
         schedule_entry(e, deadline, max_pending);
     }
     void schedule_entry(detail::timer_entry& e, tick_type deadline, std::size_t max_pending);
+    [[nodiscard]] time_point expiry_of(const detail::timer_entry& e) const noexcept;
     bool insert_after(detail::timer_entry& e, duration delay);
     void flush_staged_at(duration start) noexcept;
     void prepare_insert() noexcept;
     void arm(tick_type due);
-    void on_wake();
+    void on_wake(bool continuation);
     void run_and_rearm_after();
     void check_executor() const noexcept;
     void check_caller() const noexcept override { check_executor(); }

@@ -25,6 +25,7 @@
 // in place and leaves the freeing to the frame.
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/cancel_after_handler.hpp>
 #include <idlewheel/detail/entry_access.hpp>
 #include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/timer_entry.hpp>
@@ -68,9 +69,6 @@ struct absolute_deadline {
     typename Wheel::time_point at;
     bool arm(Wheel& wheel, shared_entry& e) const { return entry_access<Wheel>::schedule_at(wheel, e, at); }
 };
-
-template <class Op, class... Signatures>
-class cancel_after_handler;
 
 template <class Handler, class Wheel, class... Signatures>
 class cancel_after_op final : private shared_entry {
@@ -270,50 +268,6 @@ private:
 template <class Handler, class Wheel, class... Signatures>
 const entry_table cancel_after_op<Handler, Wheel, Signatures...>::table{&cancel_after_op::act};
 
-// The handler the operation sees: its cancellation slot is the block's signal; every other
-// association (executor, allocator, ...) is the outer handler's (see the associator below).
-template <class Op, class R, class... Args>
-class cancel_after_handler<Op, R(Args...)> {
-public:
-    using cancellation_slot_type = net::cancellation_slot;
-
-    explicit cancel_after_handler(Op* op) noexcept : op_(op) {}
-    cancel_after_handler(cancel_after_handler&& other) noexcept : op_(std::exchange(other.op_, nullptr)) {}
-    cancel_after_handler& operator=(cancel_after_handler&&) = delete;
-    ~cancel_after_handler() {
-        if (op_ != nullptr) op_->abandon();
-    }
-
-    [[nodiscard]] cancellation_slot_type get_cancellation_slot() const noexcept { return op_->slot(); }
-
-    void operator()(Args... args) { std::exchange(op_, nullptr)->complete(std::forward<Args>(args)...); }
-
-    Op* op_;
-};
-
-template <class Op, class R, class... Args, class... Signatures>
-class cancel_after_handler<Op, R(Args...), Signatures...> : public cancel_after_handler<Op, Signatures...> {
-public:
-    using cancel_after_handler<Op, Signatures...>::cancel_after_handler;
-    using cancel_after_handler<Op, Signatures...>::operator();
-
-    void operator()(Args... args) { std::exchange(this->op_, nullptr)->complete(std::forward<Args>(args)...); }
-};
-
 }  // namespace idlewheel::detail
-
-template <template <class, class> class Associator, class Op, class... Signatures, class DefaultCandidate>
-struct idlewheel::net::associator<Associator, idlewheel::detail::cancel_after_handler<Op, Signatures...>,
-                                  DefaultCandidate> : Associator<typename Op::handler_type, DefaultCandidate> {
-    static typename Associator<typename Op::handler_type, DefaultCandidate>::type get(
-        const idlewheel::detail::cancel_after_handler<Op, Signatures...>& h) noexcept {
-        return Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler());
-    }
-    static auto get(const idlewheel::detail::cancel_after_handler<Op, Signatures...>& h,
-                    const DefaultCandidate& c) noexcept
-        -> decltype(Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler(), c)) {
-        return Associator<typename Op::handler_type, DefaultCandidate>::get(h.op_->handler(), c);
-    }
-};
 
 #endif

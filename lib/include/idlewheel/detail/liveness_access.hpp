@@ -11,6 +11,7 @@
 // calls back only through the timer_node callbacks it was given.
 
 #include <idlewheel/detail/activity_epochs.hpp>
+#include <idlewheel/detail/destruction_guard.hpp>
 #include <idlewheel/detail/timer_entry.hpp>
 #include <idlewheel/timer_node.hpp>
 
@@ -67,6 +68,24 @@ struct liveness_access {
         if (at - now > horizon) at = now + horizon;
         w.schedule_tick_for(node, w.tick_at_or_after(at), rearm ? 0 : w.max_pending_);
     }
+
+    /// Schedules a liveness object's own node for the start of tick `deadline` (as
+    /// schedule_tick()), with the same exemption: a re-arm (`rearm`: the object is running)
+    /// never counts against max_pending; a first arm does.
+    static void schedule_own_tick(Wheel& w, timer_node& node, typename Wheel::tick_type deadline, bool rearm) {
+        w.schedule_tick_for(node, deadline, rearm ? 0 : w.max_pending_);
+    }
+
+    /// When a liveness object's own entry is due (wheel_timer::expiry()); time_point::max()
+    /// if it is not in the wheel.
+    template <class Entry>
+    [[nodiscard]] static typename Wheel::time_point expiry(const Wheel& w, const Entry& e) noexcept {
+        return w.expiry_of(e);
+    }
+
+    /// The wheel's destruction notice: an object whose callback may destroy the wheel keeps a
+    /// destruction_guard on it, and touches the wheel no more once it reports destroyed().
+    [[nodiscard]] static destruction_notice& destruction(Wheel& w) noexcept { return w.destruction_; }
 };
 
 }  // namespace idlewheel::detail

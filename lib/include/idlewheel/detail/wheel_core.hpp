@@ -124,6 +124,9 @@ protected:
 
     [[nodiscard]] bool has_staged() const noexcept { return staged_size_ != 0; }
 
+    // True if `e` is staged: its deadline() holds its delay, which starts at the next wake-up.
+    [[nodiscard]] static bool is_staged(const timer_entry& e) noexcept { return e.staged_; }
+
     // Puts every staged entry in the wheel at `deadline_of(delay)`, in the order they were
     // staged (so entries due in the same tick keep their schedule order).
     template <class DeadlineOf>

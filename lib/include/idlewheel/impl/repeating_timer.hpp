@@ -3,7 +3,9 @@
 #define IDLEWHEEL_IMPL_REPEATING_TIMER_HPP
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/destruction_guard.hpp>
 #include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/detail/liveness_access.hpp>
 
 #include <limits>
 #include <stdexcept>
@@ -12,8 +14,10 @@
 namespace idlewheel {
 
 // Deadlines are kept as the wheel's elapsed time (its clock's duration since its origin) and
-// placed with schedule_tick(): exact in either clock_read mode, and a fixed-rate deadline is
-// a sum, never a new clock reading, so it cannot drift.
+// placed at their tick (as schedule_tick()): exact in either clock_read mode, and a fixed-rate
+// deadline is a sum, never a new clock reading, so it cannot drift. A running timer places its
+// node with the liveness layer's re-arm exemption (detail/liveness_access.hpp): never refused
+// for max_pending, even while its node is out of the wheel because its round is running.
 
 // The handler run_once_now() posts. It may outlive the timer (a weak reference) and the
 // operation that posted it (a generation number: stop, restart, reset cancel it).
@@ -78,9 +82,12 @@ void basic_repeating_timer<Wheel>::start() {
 
 template <class Wheel>
 bool basic_repeating_timer<Wheel>::stop() noexcept {
+    const bool was_running = running();
     ++generation_;
     run_now_posted_ = false;
-    return node_.cancel();
+    in_round_ = false;
+    node_.cancel();
+    return was_running;
 }
 
 template <class Wheel>
@@ -128,33 +135,54 @@ void basic_repeating_timer<Wheel>::start_fresh() {
     place_round(detail::saturating_add(wheel_->elapsed_now(), next_delay()));
 }
 
+// Puts the node at `tick`: a move or a re-arm if the timer is running (never refused for
+// max_pending), a first arm otherwise (start(), restart() of a stopped timer: may be refused).
+template <class Wheel>
+void basic_repeating_timer<Wheel>::place_at(typename Wheel::tick_type tick) {
+    detail::liveness_access<Wheel>::schedule_own_tick(*wheel_, node_, tick, running());
+}
+
 template <class Wheel>
 void basic_repeating_timer<Wheel>::place_round(duration deadline) {
-    wheel_->schedule_tick(node_, wheel_->tick_at_or_after(deadline));
+    place_at(wheel_->tick_at_or_after(deadline));
     deadline_ = deadline;
     role_ = role::round;
 }
 
 template <class Wheel>
 void basic_repeating_timer<Wheel>::place_hold() {
-    // The last tick: a place that never comes due, but counts as the timer's entry.
-    wheel_->schedule_tick(node_, (std::numeric_limits<typename Wheel::tick_type>::max)());
+    // The last tick: a place that never comes due, but keeps the timer running while a
+    // run_once_now() is posted (the wheel's stop() drops it, which the posted run sees).
+    place_at((std::numeric_limits<typename Wheel::tick_type>::max)());
     role_ = role::hold;
 }
 
 // The node came due (or expire_all() ran it ahead of time).
 template <class Wheel>
 void basic_repeating_timer<Wheel>::fire() {
-    // The node is out of the wheel now, and pending() one lower: putting it back right away
-    // is never refused for max_pending (nothing else runs in between).
-    if (role_ == role::hold) return place_hold();               // expire_all(): a placeholder stays one
-    if (callbacks_running_ > 0) return place_round(deadline_);  // no reentrant callback
+    // The node is out of the wheel now: the timer is running its round until it re-arms.
+    in_round_ = true;
+    if (role_ == role::hold || callbacks_running_ > 0) {
+        // expire_all() ran a placeholder (it stays one), or a round came due inside the
+        // callback (no reentrant callback: it waits for its deadline). A re-arm: never
+        // refused, and the wheel is running, so it is not stopped.
+        try {
+            if (role_ == role::hold)
+                place_hold();
+            else
+                place_round(deadline_);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): unreachable (see above); not running then
+        }
+        in_round_ = false;
+        return;
+    }
     run_round(wheel_->elapsed_now(), deadline_);
 }
 
-// Runs the callback for a round due at `due`, at `now`. The next round (fixed-rate) or the
-// placeholder (fixed-delay) is in the wheel before the callback runs, so a callback that
-// throws, stops, reschedules or destroys finds the timer in a consistent state.
+// Runs the callback for a round due at `due`, at `now`. The next round (fixed-rate) is in the
+// wheel before the callback runs; a fixed-delay round holds no entry while its callback runs
+// (in_round_ keeps it running) and re-arms after it, exempt from max_pending. A callback that
+// throws, stops, reschedules or destroys the timer or the wheel finds it consistent.
 template <class Wheel>
 void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
     std::uint64_t missed = 0;
@@ -168,9 +196,10 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
             base = due + d * m;  // <= now: no overflow
         }
         place_round(detail::saturating_add(base, d));
-    } else {
-        place_hold();
-    }
+        in_round_ = false;
+    } else if (!node_.pending()) {
+        in_round_ = true;  // a round the wheel ran: its entry is out until after_callback()
+    }  // (a posted run_once_now() keeps its placeholder until after_callback() moves it)
     missed_ = missed;
     missed_total_ += missed;
     ++runs_;
@@ -178,6 +207,7 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
     const std::uint64_t generation = generation_;
     bool destroyed = false;
     bool* const outer = std::exchange(destroyed_, &destroyed);  // nested only if the callback polls the io_context
+    detail::destruction_guard wheel_watch(detail::liveness_access<Wheel>::destruction(*wheel_));
     ++callbacks_running_;
     try {
         callback_.function(callback_.context);
@@ -188,7 +218,7 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
         }
         destroyed_ = outer;
         --callbacks_running_;
-        after_callback(generation);
+        after_callback(generation, wheel_watch.destroyed());
         throw;
     }
     if (destroyed) {
@@ -197,22 +227,29 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
     }
     destroyed_ = outer;
     --callbacks_running_;
-    after_callback(generation);
+    after_callback(generation, wheel_watch.destroyed());
 }
 
 template <class Wheel>
-void basic_repeating_timer<Wheel>::after_callback(std::uint64_t generation) noexcept {
+void basic_repeating_timer<Wheel>::after_callback(std::uint64_t generation, bool wheel_destroyed) noexcept {
     // Fixed-delay: the next round starts now, unless the callback decided it (stop, restart,
-    // reset, run_once_now, start after stop) or the wheel dropped the placeholder (stopped or
-    // destroyed inside the callback).
-    if (mode_ != repeat_mode::fixed_delay || generation != generation_ || !node_.pending()) return;
-    try {
-        place_round(detail::saturating_add(wheel_->elapsed_now(), next_delay()));
-    } catch (...) {
-        // Unreachable: the placeholder only moves. Should it fail, do not keep a placeholder
-        // that never comes due: the timer reports it is not running.
-        node_.cancel();
+    // reset, run_once_now, start after stop) or the wheel went away (destroyed inside the
+    // callback: touch nothing of it; stopped: the re-arm is refused, or a posted run's
+    // placeholder was dropped).
+    const bool rearm = mode_ == repeat_mode::fixed_delay && generation == generation_ && running();
+    if (wheel_destroyed) {
+        in_round_ = false;
+        return;
     }
+    if (rearm) {
+        try {
+            place_round(detail::saturating_add(wheel_->elapsed_now(), next_delay()));
+        } catch (...) {
+            // The wheel was stopped inside the callback: the timer ends with it.
+            node_.cancel();
+        }
+    }
+    in_round_ = false;
 }
 
 }  // namespace idlewheel

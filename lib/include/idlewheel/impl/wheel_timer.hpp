@@ -42,7 +42,7 @@ struct basic_wheel_timer<Clock, Executor>::wake_handler {
         if (auto alive = life.lock()) self = *alive;
         if (self == nullptr || generation != self->generation_) return;
         self->armed_ = false;
-        self->on_wake();
+        self->on_wake(false);
     }
 };
 
@@ -56,7 +56,7 @@ struct basic_wheel_timer<Clock, Executor>::continue_handler {
         if (auto alive = life.lock()) self = *alive;
         if (self == nullptr) return;
         self->continuation_posted_ = false;
-        self->on_wake();
+        self->on_wake(true);
     }
 };
 
@@ -131,7 +131,14 @@ void basic_wheel_timer<Clock, Executor>::schedule(timer_node& node, std::chrono:
 template <class Clock, class Executor>
 bool basic_wheel_timer<Clock, Executor>::insert_after(detail::timer_entry& e, duration delay) {
     if (per_tick_) return stage(e, static_cast<std::uint64_t>(delay.count()), max_pending_);
-    const tick_type deadline = deadline_after(delay);
+    // ceil((elapsed + delay) / tick), and never a tick that has begun: a delay <= 0 made on a
+    // tick boundary goes to the next tick, as schedule_at() of a time that has passed does, so
+    // everything due at the call runs in call order however far a sleeping wheel lags.
+    const auto elapsed = Clock::now() - origin_;
+    const auto now_units = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    const tick_type deadline =
+        (std::max)(detail::ceil_div(now_units + static_cast<std::uint64_t>(delay.count()), t), now_units / t + 1);
     prepare_insert();
     if (!place(e, deadline, max_pending_)) return false;
     // The tick the wheel placed it at, not the one asked for: a deadline the wheel has already
@@ -155,8 +162,12 @@ void basic_wheel_timer<Clock, Executor>::schedule_at(timer_node& node, time_poin
     // Straight from `when` to its tick, without `when - now()` (which overflows for times
     // near time_point::min() or max()): a time at or before the origin is tick 0, which has
     // passed, so the wheel places it at the next tick it hands out: due now.
+    // A time that has passed goes to the first tick that has not begun (one clock read), not
+    // to the next tick a sleeping wheel hands out: everything due at the call then runs in
+    // call order with schedule(0) and other past times (the rule at the top of the header).
     const std::uint64_t units = detail::units_after(when, origin_);
-    schedule_tick(node, detail::ceil_div(units, static_cast<std::uint64_t>(tick_.count())));
+    const tick_type deadline = detail::ceil_div(units, static_cast<std::uint64_t>(tick_.count()));
+    schedule_tick(node, (std::max)(deadline, current_tick() + 1));
 }
 
 template <class Clock, class Executor>
@@ -277,6 +288,17 @@ auto basic_wheel_timer<Clock, Executor>::time_of(tick_type tick) const noexcept 
 }
 
 template <class Clock, class Executor>
+auto basic_wheel_timer<Clock, Executor>::expiry_of(const detail::timer_entry& e) const noexcept -> time_point {
+    if (!e.linked() || e.core() != static_cast<const detail::wheel_core*>(this)) return time_point::max();
+    if (!is_staged(e)) return time_of(e.deadline());
+    // Staged: deadline() is its delay, which starts at the next wake-up, not before now.
+    const auto elapsed = elapsed_now();
+    const auto now_units = elapsed > duration::zero() ? static_cast<std::uint64_t>(elapsed.count()) : 0U;
+    const auto t = static_cast<std::uint64_t>(tick_.count());
+    return time_of((std::max)(detail::ceil_div(now_units + e.deadline(), t), now_units / t + 1));
+}
+
+template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::became_empty() noexcept {
     // The last entry was cancelled, and no wake-up is asked for the next tick (wheel_core
     // calls this only then; an activity epoch touched in this tick always asked for one).
@@ -303,9 +325,11 @@ void basic_wheel_timer<Clock, Executor>::wake_next_tick() noexcept {
     // One wake-up at the next tick boundary gives staged entries their deadlines and closes
     // the activity epoch touched since the last one. If the wheel is behind the clock (it
     // sleeps when idle) that boundary is in the past and the wake-up comes at once, which only
-    // makes the reading exact.
+    // makes the reading exact. A wheel that has never woken up counts as asleep too: its
+    // first ask is served at once, not at the end of tick 0 (the README's "at once if the
+    // wheel was asleep" holds for a fresh wheel).
     try {
-        arm(wheel_.now() + 1);
+        arm(counters_.wakeups == 0 ? wheel_.now() : wheel_.now() + 1);
     } catch (...) {
         // Arming can only fail on allocation failure; the wake-up then comes with the next
         // one asked for, which makes deadlines later, never early.
@@ -333,7 +357,7 @@ void basic_wheel_timer<Clock, Executor>::arm(tick_type due) {
 }
 
 template <class Clock, class Executor>
-void basic_wheel_timer<Clock, Executor>::on_wake() {
+void basic_wheel_timer<Clock, Executor>::on_wake(bool continuation) {
     ++counters_.wakeups;
     next_tick_asked_ = false;  // this is that wake-up
     // One clock read serves the epoch, the wheel's advance and every callback of the batch.
@@ -348,7 +372,11 @@ void basic_wheel_timer<Clock, Executor>::on_wake() {
                 : 0U);
     // Everything staged since the last wake-up was staged before this clock reading.
     if (has_staged()) flush_staged_at(wake_elapsed_);
-    if (expire_immediately_) collect_all();  // the switch: everything pending runs now
+    // The switch: a wake-up takes everything pending into its batch. A continuation only
+    // finishes that batch (and runs what the clock made due): what the batch's callbacks
+    // scheduled, liveness objects re-arming included, waits for the next tick's wake-up, so
+    // each entry runs at most once per tick and the wheel sleeps between ticks.
+    if (expire_immediately_ && !continuation) collect_all();
     const std::uint64_t expired_before = counters_.expired;
     running_ = true;
     detail::destruction_guard watch(destruction_);

@@ -1,0 +1,25 @@
+# idlewheel/idlewheel.hpp is "the whole API in one include": every public header of
+# lib/include/idlewheel/ (not detail/ or impl/) must be #included by it, except beast.hpp (the
+# Beast glue, separate so that users without Beast need not have it). A header added to the
+# directory and forgotten here fails this test. Run: cmake -DSOURCE_DIR=<repo> -P <this file>
+set(dir "${SOURCE_DIR}/lib/include/idlewheel")
+file(READ "${dir}/idlewheel.hpp" umbrella)
+file(GLOB headers RELATIVE "${dir}" "${dir}/*.hpp")
+set(missing "")
+foreach(h IN LISTS headers)
+  if(h STREQUAL "idlewheel.hpp" OR h STREQUAL "beast.hpp")
+    continue()
+  endif()
+  string(FIND "${umbrella}" "#include <idlewheel/${h}>" at)
+  if(at EQUAL -1)
+    list(APPEND missing "${h}")
+  endif()
+endforeach()
+list(LENGTH headers count)
+if(count LESS 10)
+  message(FATAL_ERROR "umbrella_header: found only ${count} headers in ${dir}: wrong SOURCE_DIR?")
+endif()
+if(missing)
+  message(FATAL_ERROR "idlewheel/idlewheel.hpp does not include: ${missing}")
+endif()
+message(STATUS "idlewheel.hpp includes every public header of ${dir} but beast.hpp")
