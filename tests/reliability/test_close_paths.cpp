@@ -54,6 +54,15 @@ constexpr auto drain_pause = 50ms;
 // necessarily the very last (TCP opens the window only once a segment's worth is free): the
 // drop comes --close-timeout after that, up to two reads before the reader stopped.
 constexpr auto stop_allowance = 2 * drain_pause + 50ms;
+// A reader that has just stopped reading (the peer's FIN or RST is awaited without reading).
+void expect_dropped_on_time(raw_socket& s) {
+    const auto stopped = clock::now();
+    BOOST_TEST_REQUIRE(s.wait_peer_gone(stopped + drain_close_timeout + slack + 2s), "the server kept the reader that stopped");
+    const auto took = clock::now() - stopped;
+    BOOST_TEST(ms(took) >= ms(drain_close_timeout - stop_allowance), "dropped before --close-timeout without progress");
+    BOOST_TEST(ms(took) <= ms(drain_close_timeout + slack), "dropped long after --close-timeout");
+}
+
 std::vector<std::string> drain_server_args() {
     return {"--max-backlog", std::to_string(64 << 20), "--max-message-size", std::to_string(2 << 20), "--idle-timeout",
             "30s", "--ping-interval", "0s", "--close-timeout", "300ms"};
@@ -242,12 +251,7 @@ BOOST_AUTO_TEST_CASE(half_closed_reader_that_stops_is_dropped_on_time) {
     std::string got;
     BOOST_TEST_REQUIRE((read_paced([&](std::string& into, clock::time_point d) { return s.recv_some(into, d); }, got,
                                    drain_step, drain_pause, 1 << 20, clock::now() + 30s) == io_status::ok));
-    const auto stopped = clock::now();
-    BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + drain_close_timeout + slack + 2s),
-                       "the server kept the half-closed reader that stopped");
-    const auto took = clock::now() - stopped;
-    BOOST_TEST(ms(took) >= ms(drain_close_timeout - stop_allowance), "dropped before --close-timeout without progress");
-    BOOST_TEST(ms(took) <= ms(drain_close_timeout + slack), "dropped long after --close-timeout");
+    expect_dropped_on_time(s);
     BOOST_TEST((s.drain_until_closed(clock::now() + 5s) == io_status::reset), "the rest of the echo is dropped");
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.tcp") == 0; }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the reader that stopped");
@@ -277,12 +281,7 @@ BOOST_AUTO_TEST_CASE(websocket_reader_that_stops_after_fin_is_dropped_on_time) {
     ws_payload_reader reader{ws};
     std::string got;
     BOOST_TEST_REQUIRE((read_paced(reader, got, drain_step, drain_pause, 1 << 20, clock::now() + 30s) == io_status::ok));
-    const auto stopped = clock::now();
-    BOOST_TEST_REQUIRE(ws.socket().wait_peer_gone(clock::now() + drain_close_timeout + slack + 2s),
-                       "the server kept the WebSocket peer that stopped reading");
-    const auto took = clock::now() - stopped;
-    BOOST_TEST(ms(took) >= ms(drain_close_timeout - stop_allowance), "dropped before --close-timeout without progress");
-    BOOST_TEST(ms(took) <= ms(drain_close_timeout + slack), "dropped long after --close-timeout");
+    expect_dropped_on_time(ws.socket());
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the WebSocket reader that stopped");
 }
