@@ -9,17 +9,19 @@
 // A half-close (the client's FIN) ends the input, not the echo: the session stops reading,
 // sends what is still queued, then closes (client_close). The drain is bounded: by the queue
 // limits, and by --close-timeout without write progress (then the rest is dropped; cause
-// client_close all the same, with a log line). Under --timers=none only the queue limits bound it.
+// client_close all the same, with a log line). Progress is counted per piece of at most 64 KiB
+// as the client reads (write_progress.hpp), so a slow but steady reader gets all its echo
+// however long the drain. Under --timers=none only the queue limits bound it.
 #ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
 #include "log.hpp"
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
+#include "write_progress.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
-
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
@@ -47,6 +49,7 @@ public:
         boost::system::error_code ec;
         socket_.non_blocking(true, ec);
         socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+        bound_kernel_unsent(socket_);
         timers_.started();
         wait_readable();
     }
@@ -135,22 +138,27 @@ private:
         if (!writing_) write_next();
     }
 
+    // The rest of the front buffer, a piece at a time: every piece that goes out is progress.
     void write_next() {
         writing_ = true;
-        asio::async_write(
-            socket_, asio::buffer(queue_.front()),
-            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
+        const std::string& front = queue_.front();
+        socket_.async_write_some(
+            asio::buffer(front.data() + sent_, std::min(front.size() - sent_, write_piece)),
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_write(ec, n); });
     }
 
-    void on_write(boost::system::error_code ec) {
+    void on_write(boost::system::error_code ec, std::size_t n) {
         writing_ = false;
         if (closed_) return;
         if (ec) return finish(close_cause::error);
-        queued_ -= queue_.front().size();
-        worker_.unsent_removed(queue_.front().size());
+        sent_ += n;
+        queued_ -= n;
+        worker_.unsent_removed(n);
+        if (draining_) timers_.on_write_progress();  // the drain deadline starts again
+        if (sent_ < queue_.front().size()) return write_next();
+        sent_ = 0;
         queue_.pop_front();
         if (!queue_.empty()) {
-            if (draining_) timers_.closing();  // progress: the drain deadline starts again
             write_next();
         } else if (draining_) {
             finish(close_cause::client_close);  // everything echoed: now close
@@ -178,7 +186,8 @@ private:
     [[no_unique_address]] typename Policy::template tcp<tcp_session> timers_;
     std::deque<std::string> queue_;
     std::string partial_;
-    std::size_t queued_ = 0;
+    std::size_t queued_ = 0;  // unsent bytes in queue_
+    std::size_t sent_ = 0;    // bytes of queue_.front() already written
     close_cause cause_ = close_cause::error;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     bool writing_ = false;

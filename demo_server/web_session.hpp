@@ -17,7 +17,8 @@
 // Every close handshake, whoever started it (us, the peer's close frame, Beast after a protocol
 // error), is bounded by --close-timeout, and is counted by what started it, not by the timeout
 // (session_socket.hpp). A peer's FIN without a close frame lets the echo already queued go out
-// first, bounded like a TCP half-close.
+// first, bounded like a TCP half-close: --close-timeout without write progress. An echo over
+// 64 KiB goes out as fragments of 64 KiB, each one progress (write_progress.hpp).
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
@@ -26,6 +27,7 @@
 #include "session_socket.hpp"
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
+#include "write_progress.hpp"
 
 #include <idlewheel/beast.hpp>
 
@@ -35,6 +37,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -71,6 +74,7 @@ public:
         boost::system::error_code ignored;
         socket_.set_option(asio::ip::tcp::no_delay(true),
                            ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
+        bound_kernel_unsent(socket_);
         timers_.handshake_started(accepted_at_ + worker_.cfg.handshake_timeout);
         timers_.started(false);
         read_request();
@@ -294,23 +298,33 @@ private:
         if (!writing_) write_next();
     }
 
+    // The front message's next fragment (the whole message if it is at most write_piece): every
+    // fragment that goes out is progress. Pings and our close frame may go between fragments.
     void write_next() {
         writing_ = true;
-        ws_->text(queue_.front().text);
-        ws_->async_write(
-            asio::buffer(queue_.front().data),
-            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_write(ec); });
+        const outgoing& front = queue_.front();
+        const std::size_t piece = std::min(front.data.size() - sent_, write_piece);
+        if (sent_ == 0) ws_->text(front.text);
+        ws_->async_write_some(
+            sent_ + piece == front.data.size(), asio::buffer(front.data.data() + sent_, piece),
+            [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_write(ec, n); });
     }
 
-    void on_write(boost::system::error_code ec) {
+    void on_write(boost::system::error_code ec, std::size_t n) {
         writing_ = false;
         if (closed_) return;
         if (ec) return finish(close_cause::error);
-        queued_ -= queue_.front().data.size();
-        worker_.unsent_removed(queue_.front().data.size());
+        sent_ += n;
+        queued_ -= n;
+        worker_.unsent_removed(n);
+        if (draining_ || closing_) timers_.on_write_progress();  // the close deadline starts again
+        if (sent_ < queue_.front().data.size()) {
+            if (!closing_) write_next();  // closing: our close frame goes next, mid-message or not
+            return;
+        }
+        sent_ = 0;
         queue_.pop_front();
         if (!queue_.empty() && !closing_) {
-            if (draining_) timers_.closing();  // progress: the drain deadline starts again
             write_next();
         } else if (queue_.empty() && draining_) {
             ws_->next_layer().release_end_of_stream();  // everything echoed: Beast may see the FIN now
@@ -369,7 +383,8 @@ private:
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
     std::deque<outgoing> queue_;
-    std::size_t queued_ = 0;
+    std::size_t queued_ = 0;  // unsent bytes in queue_
+    std::size_t sent_ = 0;    // bytes of queue_.front() already written
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     session_kind kind_ = session_kind::http;

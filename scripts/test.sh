@@ -16,6 +16,7 @@ start=$SECONDS
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O2 -g" -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_BENCH=ON >/dev/null
 cmake --build build/test -j"$jobs"
 ctest --test-dir build/test --output-on-failure -j"$jobs"
+tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
 
 # The matrix: unit tests only (-O1: they compile faster and run in seconds), warnings as errors.
 matrix_flags=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_BENCH=OFF)

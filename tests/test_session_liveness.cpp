@@ -286,6 +286,47 @@ BOOST_AUTO_TEST_CASE(idle_starts_the_close_and_its_deadline) {
     BOOST_TEST((f.session->verdict() == liveness_event::close_timeout));
 }
 
+// Write progress restarts the close deadline (a slow but steady reader is not cut), never
+// outside the closing phase, and a session whose progress stops is dropped close_timeout after
+// the last progress: never early, at most one tick late.
+BOOST_AUTO_TEST_CASE(write_progress_restarts_the_close_deadline) {
+    session_fixture f({.idle_timeout = 1s, .close_timeout = 100ms});
+    f.session->start();
+    f.step_to(50);
+    f.session->on_write_progress();  // open: nothing to restart
+    f.step_to(60);
+    BOOST_TEST(f.session->start_close());
+    std::int64_t last = 60;
+    for (std::int64_t t = 90; t <= 600; t += 30) {  // progress every 30 ms, far past 100 ms
+        f.step_to(t);
+        BOOST_TEST_REQUIRE(f.events.empty(), "a draining session was cut at " << t << " ms");
+        f.session->on_write_progress();
+        last = t;
+    }
+    BOOST_TEST(f.wheel.pending() == 1U);  // still its one entry, moved only when it came due
+    f.step_to(last + 99);
+    BOOST_TEST(f.events.empty());  // never early
+    f.step_to(last + 200);
+    BOOST_TEST_REQUIRE(f.events.size() == 1U);
+    BOOST_TEST(name(f.events[0].event) == "close timeout");
+    BOOST_TEST(f.events[0].at >= last + 100);
+    BOOST_TEST(f.events[0].at <= last + 100 + tick_ms);
+    BOOST_TEST(f.live.operation_timeouts == 1U);
+    f.session->on_write_progress();  // ended: no deadline comes back
+    f.step_to(last + 500);
+    BOOST_TEST(f.events.size() == 1U);
+    BOOST_TEST(f.wheel.pending() == 0U);
+
+    // close_timeout 0: there is no close deadline to restart.
+    session_fixture g({.idle_timeout = 1s, .close_timeout = 0ms});
+    g.session->start();
+    BOOST_TEST(g.session->start_close());
+    g.session->on_write_progress();
+    BOOST_TEST(g.wheel.pending() == 0U);
+    g.step_to(300);
+    BOOST_TEST(g.events.empty());
+}
+
 // ---- lifetime -------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(the_handler_may_destroy_the_session) {

@@ -49,6 +49,11 @@ public:
         at_.fill(never);
         timer_.cancel();
     }
+    // Deadline `i`, if set, moves to `later`; the timer stays armed for the earlier time (its
+    // handler re-arms). Only for a deadline that can only move later.
+    void postpone(std::size_t i, steady::time_point later) noexcept {
+        if (at_[i] != never) at_[i] = later;
+    }
     // The deadline `i` has passed: true once, and it is cleared.
     bool take_due(std::size_t i, steady::time_point now) noexcept {
         if (now < at_[i]) return false;
@@ -81,6 +86,10 @@ public:
         deadlines_[drain] = steady::now() + worker_.cfg.close_timeout;
         deadlines_.rearm(this, &asio_tcp_timers::on_timer);
     }
+    // Moves the drain deadline later without touching the timer: when the wait armed for the
+    // earlier one completes, on_timer finds it not due and re-arms (one timer operation per
+    // --close-timeout, not per piece written).
+    void on_write_progress() { deadlines_.postpone(drain, steady::now() + worker_.cfg.close_timeout); }
     void stop_all() { deadlines_.cancel_all(); }
 
 private:
@@ -133,6 +142,7 @@ public:
         deadlines_[close] = steady::now() + worker_.cfg.close_timeout;
         rearm();
     }
+    void on_write_progress() { deadlines_.postpone(close, steady::now() + worker_.cfg.close_timeout); }  // as TCP's
     void stop_all() { deadlines_.cancel_all(); }
 
 private:

@@ -22,6 +22,7 @@ public:
     void on_read() noexcept {}
     void on_control() noexcept {}
     void closing() noexcept {}
+    void on_write_progress() noexcept {}
     void stop_all() noexcept {}
 };
 

@@ -2,11 +2,13 @@
 // same server. A policy names two classes:
 //
 //  Policy::tcp<Session>  raw TCP: reader idle, and a deadline for draining the echo after the
-//                        client half-closed; --max-lifetime from accept. Calls
+//                        client half-closed (--close-timeout without write progress: it
+//                        starts again at every on_write_progress()); --max-lifetime from accept. Calls
 //                        Session::on_idle(), on_close_timeout(), on_max_lifetime().
 //  Policy::web<Session>  HTTP/WebSocket: a handshake deadline (accept to the end of the request
 //                        or upgrade; bytes do not extend it), reader idle, a heartbeat once the
-//                        session is a WebSocket, a close-handshake deadline; --max-lifetime from
+//                        session is a WebSocket, a close-handshake deadline (started again by
+//                        write progress, as TCP's); --max-lifetime from
 //                        accept. Calls Session::on_handshake_timeout(), on_idle(), send_ping(),
 //                        on_dead_peer(), on_close_timeout(), on_max_lifetime().
 //
@@ -46,6 +48,7 @@ concept tcp_timers = requires(T t) {
     t.started();   // the session is open: reader idle (and --max-lifetime) run from now
     t.on_read();   // inbound data
     t.closing();   // the session is draining before its close: idle off, --close-timeout on
+    t.on_write_progress();  // part of the echo went out: while draining, --close-timeout starts again
     t.stop_all();  // the session is finished: nothing more will be called back
 };
 
@@ -58,6 +61,7 @@ concept web_timers = requires(T t, steady::time_point deadline, bool websocket) 
     t.on_read();           // a request or a message
     t.on_control();        // a ping or pong: the peer lives (not activity for idleness)
     t.closing();           // close handshake under way: only --close-timeout is left
+    t.on_write_progress();  // part of the echo went out: while closing, --close-timeout starts again
     t.stop_all();
 };
 

@@ -97,7 +97,8 @@ private:
 };
 
 // Raw TCP, on the worker's `tcp` config: reader idle from started(); closing() (the client
-// half-closed, echo still queued) is the close deadline, started again on every write progress.
+// half-closed, echo still queued) is the close deadline, started again on every write progress
+// (session_liveness::on_write_progress: the entry moves only when the old deadline comes due).
 template <class Session>
 class wheel_tcp_timers : private wheel_liveness_base<Session, wheel_tcp_timers<Session>> {
     using base = wheel_liveness_base<Session, wheel_tcp_timers<Session>>;
@@ -112,6 +113,7 @@ public:
     }
     void on_read() noexcept { base::live_.on_read(); }
     void closing() { base::close_deadline_from_now(); }
+    void on_write_progress() noexcept { base::live_.on_write_progress(); }  // a clock read while closing
     void stop_all() noexcept { base::stop_all(); }
 
 private:
@@ -159,6 +161,7 @@ public:
         base::stop_lifetime();
         base::close_deadline_from_now();
     }
+    void on_write_progress() noexcept { base::live_.on_write_progress(); }
     void stop_all() noexcept { base::stop_all(); }
 
 private:

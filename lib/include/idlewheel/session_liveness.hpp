@@ -19,7 +19,9 @@
 //    closing phase) and a heartbeat (after ping_interval + this session's jitter offset
 //    without anything from the peer, event send_ping; nothing within pong_timeout after it:
 //    verdict dead_peer). At most one ping is awaited at a time;
-//  - closing: a hard deadline (close_timeout) on the close handshake, whoever started it.
+//  - closing: a deadline (close_timeout) on the close handshake, whoever started it; hard,
+//    unless the session reports write progress (on_write_progress(): then close_timeout
+//    without progress, for a session that sends what it queued before closing).
 //
 // Cost per session: the object is its own (one) wheel entry, always due at the earliest of its
 // deadlines and moved only when it comes due (Netty's lazy re-arm), plus 16 bytes of state:
@@ -239,6 +241,20 @@ public:
     void on_peer_close() {
         flags_ |= peer_closed;
         if (phase_ == phase::open) enter_closing(access::elapsed_now(wheel()));
+    }
+
+    /// Write progress: part of what the session sends went out (a write, or part of one,
+    /// completed). In the closing phase the close deadline starts again from now, so
+    /// close_timeout bounds the time *without* progress, not the whole drain of what was
+    /// queued before the close: a slow but steady reader is not cut, one that stops reading
+    /// is dropped close_timeout after its last progress. Nothing in any other phase, and
+    /// nothing if close_timeout is 0. Reads the clock once; the entry is not moved (it looks
+    /// again when the earlier deadline comes due), so call it per completed write, as often
+    /// as they come. Precision as start_close(): never early, at most one tick (plus one
+    /// unit) after the last progress.
+    void on_write_progress() noexcept {
+        if (phase_ != phase::closing || config().close_ == 0) return;
+        deadline_ = static_cast<std::uint32_t>(ceil_units(access::elapsed_now(wheel())) + config().close_);
     }
 
     /// Stops every timeout; no event until a start. The verdict, if any, stays. O(1).

@@ -1,0 +1,43 @@
+// How the demo's sessions make write progress visible, so a deadline that counts progress
+// (--close-timeout during a drain) sees a slow but steady reader as alive:
+//
+//  - echo is written in pieces of at most `write_piece` bytes (TCP: async_write_some; WebSocket:
+//    a large message as fragments), and every completed piece is progress;
+//  - the kernel keeps at most `unsent_low_water` bytes not yet sent (TCP_NOTSENT_LOWAT), so a
+//    piece completes as the peer reads. Without it the socket is reported writable only when a
+//    third of its send buffer (megabytes, once auto-tuned) has drained: a client reading
+//    1.3 MB/s saw no completed write for a second and was cut by a 300 ms --close-timeout.
+#ifndef IDLEWHEEL_DEMO_WRITE_PROGRESS_HPP
+#define IDLEWHEEL_DEMO_WRITE_PROGRESS_HPP
+
+#include <boost/asio/detail/socket_option.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <cstddef>
+
+namespace demo {
+
+/// The largest piece of echo one write carries.
+inline constexpr std::size_t write_piece = 64 * 1024;
+
+/// The kernel's share of the unsent echo: 16 KiB (the rest waits in the session's queue, where
+/// --max-backlog counts it).
+inline constexpr int unsent_low_water = 16 * 1024;
+
+/// Sets TCP_NOTSENT_LOWAT on an accepted socket (where the platform has it; errors ignored).
+inline void bound_kernel_unsent(boost::asio::ip::tcp::socket& s) {
+#ifdef TCP_NOTSENT_LOWAT
+    boost::system::error_code ignored;
+    s.set_option(boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(unsent_low_water),
+                 ignored);
+#else
+    (void)s;
+#endif
+}
+
+}  // namespace demo
+
+#endif
