@@ -165,10 +165,8 @@ public:
     explicit basic_wheel_timer(const executor_type& ex, const wheel_options& options = {});
 
     /// Binds the wheel to `ctx.get_executor()`.
-    // clang-format off
-    template <class ExecutionContext>
-        requires std::is_convertible_v<ExecutionContext&, net::execution_context&>
-    // clang-format on
+    template <class ExecutionContext,
+              std::enable_if_t<std::is_convertible_v<ExecutionContext&, net::execution_context&>, int> = 0>
     explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
         : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
 
@@ -184,12 +182,10 @@ public:
     /// Runs `fn()` once, on the executor, after `delay` (Netty's newTimeout). The callable is
     /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
     /// when the timeout is cancelled.
+    /// `fn` must be callable with no arguments (a static_assert says so otherwise).
     /// @throws system_error error::too_many_pending, error::stopped.
-    // clang-format off
     template <class Rep, class Period, class F>
-        requires std::is_invocable_v<std::decay_t<F>&>
     timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
-    // clang-format on
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.
