@@ -15,8 +15,12 @@
 //     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
 //     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
 //     wheel.async_wait(100ms, [](error_code ec) { ... });
-//     co_await wheel.async_wait(1s, net::use_awaitable);
+//     co_await wheel.async_wait(1s, net::use_awaitable);       // in a C++20 coroutine
 //     io.run();
+//
+// The library needs C++17; only coroutines need C++20 (as for Asio). The examples in these
+// headers fill options with C++20's designated initializers ({.tick = 1ms}); in C++17 set the
+// members instead: `idlewheel::wheel_options o; o.tick = 1ms; idlewheel::wheel_timer wheel(io, o);`.
 //
 // Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
 // before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
