@@ -2,7 +2,8 @@
 # and run as a separate project (C++20); a C++17 project consuming the installed package; plus
 # find_package refusing an incompatible major version.
 # Inputs: SOURCE_DIR, BUILD_DIR (the configured idlewheel build to install), WORK_DIR,
-# STANDALONE (ON: that build is IDLEWHEEL_STANDALONE_ASIO, and so are the source consumers).
+# STANDALONE (ON: that build is IDLEWHEEL_STANDALONE_ASIO, and so are the source consumers),
+# ASIO_INCLUDE_DIR (standalone: the Asio that build uses, which the consumers must use too).
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
@@ -10,8 +11,12 @@ function(step)
     message(FATAL_ERROR "consumer test: step failed (${rc}): ${ARGN}")
   endif()
 endfunction()
+set(asio "")
+if(STANDALONE AND ASIO_INCLUDE_DIR)
+  set(asio "-DIDLEWHEEL_ASIO_INCLUDE_DIR=${ASIO_INCLUDE_DIR}")
+endif()
 function(consume name)
-  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" "-DIDLEWHEEL_EXPECT_STANDALONE=${STANDALONE}" ${ARGN})
+  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" "-DIDLEWHEEL_EXPECT_STANDALONE=${STANDALONE}" ${asio} ${ARGN})
   step(${CMAKE_COMMAND} --build "${WORK_DIR}/${name}")
   step("${WORK_DIR}/${name}/consumer")
   message(STATUS "consumer test: ${name}: built and ran")

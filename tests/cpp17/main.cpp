@@ -25,6 +25,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/use_future.hpp>
+#include <asio/version.hpp>
 #else
 #include <idlewheel/beast.hpp>
 #include <idlewheel/beast/websocket_liveness.hpp>
@@ -206,18 +207,31 @@ struct idle_probe {
     }
 };
 
+// A 1 ms wheel on the manual clock, reset to its start, and the stats of the liveness objects.
+struct clock_reset {
+    clock_reset() { manual_clock::reset(); }  // a base: before the wheel reads the clock
+};
+struct liveness_scene : clock_reset {
+    static idlewheel::wheel_options one_ms_ticks() {
+        idlewheel::wheel_options options;
+        options.tick = 1ms;
+        return options;
+    }
+    net::io_context io;
+    wheel_type wheel{io, one_ms_ticks()};
+    idlewheel::liveness_stats stats;
+};
+
 struct heartbeat_probe {
     std::vector<idlewheel::heartbeat_event> events;
     void on_event(idlewheel::heartbeat_event e) { events.push_back(e); }
 };
 
 void liveness_objects() {
-    manual_clock::reset();
-    net::io_context io;
-    idlewheel::wheel_options options;
-    options.tick = 1ms;
-    wheel_type wheel(io, options);
-    idlewheel::liveness_stats stats;
+    liveness_scene scene;
+    net::io_context& io = scene.io;
+    wheel_type& wheel = scene.wheel;
+    idlewheel::liveness_stats& stats = scene.stats;
 
     // idle_watch: reader idle after 20 ms without a read; a read moves it.
     idle_probe idle;
@@ -281,12 +295,10 @@ struct stream_session {
 };
 
 void session_liveness_objects() {
-    manual_clock::reset();
-    net::io_context io;
-    idlewheel::wheel_options options;
-    options.tick = 1ms;
-    wheel_type wheel(io, options);
-    idlewheel::liveness_stats stats;
+    liveness_scene scene;
+    net::io_context& io = scene.io;
+    wheel_type& wheel = scene.wheel;
+    idlewheel::liveness_stats& stats = scene.stats;
 
     idlewheel::session_liveness_options times;
     times.handshake_timeout = 10ms;
