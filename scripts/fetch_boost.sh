@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fetches the headers of another Boost release for the test matrix, without touching the
-# system: Debian 13 (trixie) ships libboost1.83-dev and libboost1.88-dev, each one package
-# holding all of that release's headers (plus static/shared libraries we never link).
-# `apt-get download` runs on a private sources list, package lists and cache; `dpkg -x`
-# unpacks the package into DEST. /etc/apt and the installed packages stay as they are.
+# system (scripts/fetch_deb.sh: a private apt state, `dpkg -x`). Each libboostX.Y-dev package
+# holds all of that release's headers (plus static/shared libraries we never link):
+#   1.83, 1.88  from Debian 13 (trixie)
+#   1.90, 1.92  from Debian unstable (sid), which moves on: if it no longer has the version,
+#               this says so ("Boost 1.90 is no longer in Debian unstable: ...") and exits 3.
 #
 # Usage: scripts/fetch_boost.sh VERSION DEST      e.g. scripts/fetch_boost.sh 1.88 build/boost-1.88
 # Prints the include directory (DEST/usr/include) on stdout; does nothing else if DEST
@@ -11,55 +12,32 @@
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
-  echo "usage: $0 VERSION DEST   (VERSION: 1.83 or 1.88, from Debian 13)" >&2
+  echo "usage: $0 VERSION DEST   (VERSION: 1.83 or 1.88 from Debian 13; 1.90 or 1.92 from Debian unstable)" >&2
   exit 2
 fi
 version=$1
 dest=$2
 case "$version" in
-  1.83|1.88) ;;
-  *) echo "fetch_boost.sh: Boost $version is not in Debian 13 (1.83 and 1.88 are)" >&2; exit 2 ;;
+  1.83|1.88) suite=trixie ;;
+  1.90|1.92) suite=sid ;;
+  *) echo "fetch_boost.sh: Boost $version is not one the matrix fetches (1.83, 1.88 from Debian 13; 1.90, 1.92 from Debian unstable)" >&2; exit 2 ;;
 esac
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 include="$dest/usr/include"
 
-# BOOST_LIB_VERSION "1_88" in boost/version.hpp marks a complete unpack (written last below).
+# BOOST_LIB_VERSION "1_88" in boost/version.hpp, and .complete (written last below), mark a
+# complete unpack.
 want="${version/./_}"
 if [ -f "$dest/.complete" ] && grep -q "BOOST_LIB_VERSION \"$want\"" "$include/boost/version.hpp" 2>/dev/null; then
   echo "$include"
   exit 0
 fi
-
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-if [ ! -f "$keyring" ]; then
-  echo "fetch_boost.sh: $keyring missing (package debian-archive-keyring)" >&2
-  exit 1
-fi
-
-apt_dir="$dest/.apt"
-rm -rf "$apt_dir"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-echo "deb [signed-by=$keyring] http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
-apt_opts=(
-  -o "Dir::Etc::sourcelist=$apt_dir/sources.list"
-  -o "Dir::Etc::sourceparts=-"
-  -o "Dir::State::Lists=$apt_dir/lists"
-  -o "Dir::Cache=$apt_dir/cache"
-  -o "Dir::State::status=/dev/null"
-  -o "APT::Architecture=amd64"
-  -o "APT::Sandbox::User=root"
-  -qq
-)
-apt-get "${apt_opts[@]}" update >&2
-pkg="libboost${version}-dev"
-(cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" download "$pkg" >&2)
-deb=$(ls "$apt_dir"/debs/"${pkg}"_*.deb)
-dpkg -x "$deb" "$dest"
+rm -f "$dest/.complete"
+"$(dirname "$0")/fetch_deb.sh" "$suite" "libboost${version}-dev" "$version" "Boost $version" "$dest"
 if ! grep -q "BOOST_LIB_VERSION \"$want\"" "$include/boost/version.hpp"; then
-  echo "fetch_boost.sh: $deb did not hold Boost $version headers" >&2
+  echo "fetch_boost.sh: libboost${version}-dev did not hold Boost $version headers" >&2
   exit 1
 fi
-rm -rf "$apt_dir"
 touch "$dest/.complete"
 echo "$include"

@@ -3,9 +3,18 @@
 # optimised build with assertions (with the benchmarks' smoke runs, the fuzzers' short run,
 # the TSan server run, the Python client, the headless-Chromium dashboard check and the
 # promtool / Prometheus checks of /metrics); then the
-# library's unit tests on every other supported Asio: Boost 1.83 and 1.88 (headers from
-# Debian 13, fetched by scripts/fetch_boost.sh, Boost.Test header-only) and standalone Asio
-# (Debian 12's libasio-dev, 1.22); then the library, demo and reliability tests again under
+# matrix: the library's unit tests (with the Beast liveness test and the coroutine example's
+# smoke run where there is Beast, and tests/cpp17: every header and a program as C++17) on
+# every other supported Asio and on clang 14, warnings as errors, Asio's deprecated API off
+# (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
+#   Boost 1.83, 1.88    g++ 12    Debian 13's headers (scripts/fetch_boost.sh)
+#   Boost 1.90          clang 14  Debian unstable's headers (scripts/fetch_boost.sh)
+#   Boost 1.92          g++ 12    Debian unstable's headers (scripts/fetch_boost.sh)
+#   standalone Asio 1.22  g++ 12    the system's (Debian 12's libasio-dev)
+#   standalone Asio 1.36  clang 14  Debian unstable's libasio-dev (scripts/fetch_asio.sh)
+# (Boost.Test header-only with the fetched Boosts; the fetched headers are unpacked into build/
+# without touching the system's apt. If Debian unstable has moved on from a version, the fetch
+# says so and the run stops there.) Then the library, demo and reliability tests again under
 # AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,15 +29,26 @@ tests/loaded/run.sh build/test  # the real-time suites again, both cores kept bu
 
 # The matrix: unit tests only (-O1: they compile faster and run in seconds), warnings as errors.
 matrix_flags=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_BENCH=OFF)
-for version in 1.83 1.88; do
-  include=$(scripts/fetch_boost.sh "$version" "build/boost-$version")
-  cmake -S . -B "build/test-boost-$version" "${matrix_flags[@]}" -DIDLEWHEEL_BOOST_ROOT="${include%/include}" >/dev/null
-  cmake --build "build/test-boost-$version" -j"$jobs"
-  ctest --test-dir "build/test-boost-$version" --output-on-failure -j"$jobs"
+matrix() {  # NAME CMAKE_ARGS...: configure build/test-NAME, build, run
+  local name=$1 begin=$SECONDS
+  shift
+  cmake -S . -B "build/test-$name" "${matrix_flags[@]}" "$@" >/dev/null
+  cmake --build "build/test-$name" -j"$jobs"
+  ctest --test-dir "build/test-$name" --output-on-failure -j"$jobs"
+  echo "test.sh: matrix $name passed in $((SECONDS - begin)) s"
+}
+fetched() {  # SCRIPT VERSION DEST: the include directory, or the fetch's own reason and exit
+  "scripts/$1" "$2" "$3" || { echo "test.sh: the matrix stops: $1 $2 failed (its reason is above)" >&2; exit 1; }
+}
+for version in 1.83 1.88 1.90 1.92; do
+  include=$(fetched fetch_boost.sh "$version" "build/boost-$version")
+  compiler=()
+  [ "$version" = 1.90 ] && compiler=(-DCMAKE_CXX_COMPILER=clang++)
+  matrix "boost-$version" -DIDLEWHEEL_BOOST_ROOT="${include%/include}" "${compiler[@]}"
 done
-cmake -S . -B build/test-standalone-asio "${matrix_flags[@]}" -DIDLEWHEEL_STANDALONE_ASIO=ON >/dev/null
-cmake --build build/test-standalone-asio -j"$jobs"
-ctest --test-dir build/test-standalone-asio --output-on-failure -j"$jobs"
+matrix standalone-asio -DIDLEWHEEL_STANDALONE_ASIO=ON
+include=$(fetched fetch_asio.sh 1.36 build/asio-1.36)
+matrix standalone-asio-1.36 -DIDLEWHEEL_STANDALONE_ASIO=ON -DIDLEWHEEL_ASIO_INCLUDE_DIR="$include" -DCMAKE_CXX_COMPILER=clang++
 
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWHEEL_WERROR=ON \
   -DIDLEWHEEL_SANITIZE=address,undefined >/dev/null

@@ -674,7 +674,7 @@ BOOST_AUTO_TEST_CASE(rounds_across_wheel_levels_run_exactly_on_their_tick) {
         manual_clock::advance(std::chrono::nanoseconds(tick_ns - s.now_ns() % tick_ns));
         s.settle();
     }
-    const auto tick_after = [tick_ns](std::int64_t ns) { return (ns + tick_ns - 1) / tick_ns * tick_ns / ms_ns; };
+    const auto tick_after = [](std::int64_t ns) { return (ns + tick_ns - 1) / tick_ns * tick_ns / ms_ns; };
     for (std::size_t i = 0; i < 3; ++i) {
         const auto& r = rate[i];
         BOOST_TEST_CONTEXT("period " << periods_ns[i]) {

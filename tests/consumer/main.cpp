@@ -6,6 +6,14 @@
 #error "the idlewheel::idlewheel target of a standalone-Asio build did not carry IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
+// The standard the consumer asked for is the one it got (the target brings C++17 at least and
+// must not force C++20 on a C++17 consumer).
+#if IDLEWHEEL_CONSUMER_CXX_STANDARD == 17
+static_assert(__cplusplus == 201703L, "a C++17 consumer of idlewheel::idlewheel was not compiled as C++17");
+#elif IDLEWHEEL_CONSUMER_CXX_STANDARD == 20
+static_assert(__cplusplus == 202002L, "a C++20 consumer of idlewheel::idlewheel was not compiled as C++20");
+#endif
+
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #include <asio/io_context.hpp>
 namespace net = asio;
@@ -19,7 +27,13 @@ namespace net = boost::asio;
 int main() {
     using namespace std::chrono_literals;
     net::io_context io;
+#if __cplusplus >= 202002L
     idlewheel::wheel_timer wheel(io, {.tick = 1ms});
+#else
+    idlewheel::wheel_options options;
+    options.tick = 1ms;
+    idlewheel::wheel_timer wheel(io, options);
+#endif
     bool fired = false;
     wheel.schedule(5ms, [&] { fired = true; });
     io.run_for(5s);

@@ -1,7 +1,9 @@
 # ctest driver for tests/consumer: the three ways to consume idlewheel, each configured, built
-# and run as a separate project; plus find_package refusing an incompatible major version.
+# and run as a separate project (C++20); a C++17 project consuming the installed package; plus
+# find_package refusing an incompatible major version.
 # Inputs: SOURCE_DIR, BUILD_DIR (the configured idlewheel build to install), WORK_DIR,
-# STANDALONE (ON: that build is IDLEWHEEL_STANDALONE_ASIO, and so are the source consumers).
+# STANDALONE (ON: that build is IDLEWHEEL_STANDALONE_ASIO, and so are the source consumers),
+# ASIO_INCLUDE_DIR (standalone: the Asio that build uses, which the consumers must use too).
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
@@ -9,8 +11,12 @@ function(step)
     message(FATAL_ERROR "consumer test: step failed (${rc}): ${ARGN}")
   endif()
 endfunction()
+set(asio "")
+if(STANDALONE AND ASIO_INCLUDE_DIR)
+  set(asio "-DIDLEWHEEL_ASIO_INCLUDE_DIR=${ASIO_INCLUDE_DIR}")
+endif()
 function(consume name)
-  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" "-DIDLEWHEEL_EXPECT_STANDALONE=${STANDALONE}" ${ARGN})
+  step(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/${name}" "-DIDLEWHEEL_EXPECT_STANDALONE=${STANDALONE}" ${asio} ${ARGN})
   step(${CMAKE_COMMAND} --build "${WORK_DIR}/${name}")
   step("${WORK_DIR}/${name}/consumer")
   message(STATUS "consumer test: ${name}: built and ran")
@@ -19,6 +25,9 @@ endfunction()
 # 1. cmake --install, then find_package(idlewheel 1.0 CONFIG).
 step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
 consume(find_package "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" -DIDLEWHEEL_WANT_VERSION=1.0)
+# ... also from a C++17 project, which must get C++17 (not C++20) and run.
+consume(find_package_cxx17 "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" -DIDLEWHEEL_WANT_VERSION=1.0
+        -DIDLEWHEEL_CONSUMER_CXX_STANDARD=17)
 
 # ... and find_package(idlewheel 2.0) must refuse the installed 1.x (SameMajorVersion).
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/find_package_2.0"

@@ -5,7 +5,10 @@ Usage: check_cpp_blocks.py CXX INCLUDE_DIR MARKDOWN WORK_DIR
 
 Each block is written to WORK_DIR/block_<line>.cpp and compiled with
 `CXX -std=c++20 -fsyntax-only -IINCLUDE_DIR`: only the includes the block shows, nothing
-prepended. A block that is not meant to stand alone has no place in the README.
+prepended. A block whose first line is a comment starting `// C++17` is compiled a second time
+with `-std=c++17 -pedantic-errors` (GCC would otherwise accept C++20's designated initializers
+in C++17 with a mere warning). A block that is not meant to stand alone has no place in the
+README.
 """
 import pathlib
 import re
@@ -33,13 +36,19 @@ def main():
     for line, code in found:
         source = work / f"block_{line}.cpp"
         source.write_text(code)
-        result = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", f"-I{include_dir}", str(source)],
-                                capture_output=True, text=True)
-        if result.returncode == 0:
-            print(f"{markdown}:{line}: compiles")
-        else:
-            failed += 1
-            print(f"{markdown}:{line}: does not compile as written ({source}):\n{result.stderr}", file=sys.stderr)
+        standards = [["-std=c++20"]]
+        if code.startswith("// C++17"):
+            standards.append(["-std=c++17", "-pedantic-errors"])
+        for flags in standards:
+            result = subprocess.run([cxx, *flags, "-fsyntax-only", f"-I{include_dir}", str(source)],
+                                    capture_output=True, text=True)
+            if result.returncode == 0:
+                print(f"{markdown}:{line}: compiles ({' '.join(flags)})")
+            else:
+                failed += 1
+                print(f"{markdown}:{line}: does not compile as written with {' '.join(flags)} ({source}):\n"
+                      f"{result.stderr}", file=sys.stderr)
+                break
     print(f"{len(found) - failed} of {len(found)} ```cpp blocks compile")
     return 1 if failed else 0
 

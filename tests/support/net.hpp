@@ -41,6 +41,10 @@
 #include <asio/use_future.hpp>
 #include <asio/version.hpp>
 #include <asio/write.hpp>
+#if defined(IDLEWHEEL_TEST_ASIO_VERSION)
+static_assert(ASIO_VERSION == IDLEWHEEL_TEST_ASIO_VERSION,
+              "the tests compile against another standalone Asio than the one they were configured for");
+#endif
 #if ASIO_VERSION < 102400
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/deferred.hpp>

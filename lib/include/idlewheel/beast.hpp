@@ -41,6 +41,14 @@
 #include <type_traits>
 #include <utility>
 
+namespace idlewheel::detail {
+// Whether the lowest layer is a beast::basic_stream (it has socket()) or a socket itself.
+template <class T, class = void>
+struct has_socket_member : std::false_type {};
+template <class T>
+struct has_socket_member<T, std::void_t<decltype(std::declval<T&>().socket())>> : std::true_type {};
+}  // namespace idlewheel::detail
+
 namespace idlewheel::beast {
 
 /// The close reason of an idle kick: 1000 (normal), "idle timeout".
@@ -58,12 +66,12 @@ void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& 
 
 /// The same, then calls `next(kind, payload)` for every control frame, for an application that
 /// wants to see them too. `next` is stored in the stream's type-erased callback.
-// clang-format off
 template <class NextLayer, bool Deflate, class Wheel, class Next>
-    requires std::is_invocable_v<Next&, boost::beast::websocket::frame_type, boost::beast::string_view>
-// clang-format on
 void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& ws, basic_heartbeat<Wheel>& hb,
                            Next next) {
+    static_assert(std::is_invocable_v<Next&, boost::beast::websocket::frame_type, boost::beast::string_view>,
+                  "idlewheel::beast::report_control_frames(ws, hb, next): next must be callable as "
+                  "next(boost::beast::websocket::frame_type, boost::beast::string_view)");
     ws.control_callback([&hb, next = std::move(next)](boost::beast::websocket::frame_type kind,
                                                       boost::beast::string_view payload) mutable {
         hb.on_inbound();
@@ -84,7 +92,7 @@ template <class Stream>
 void drop(Stream& stream) noexcept {
     auto& lowest = boost::beast::get_lowest_layer(stream);
     boost::system::error_code ignored;  // closing can only fail if already closed
-    if constexpr (requires { lowest.socket(); })
+    if constexpr (detail::has_socket_member<std::remove_reference_t<decltype(lowest)>>::value)
         lowest.socket().close(ignored);
     else
         lowest.close(ignored);

@@ -99,9 +99,10 @@ template <class Wheel>
 using partial_cancel_at = partial_cancel_deadline<Wheel, detail::absolute_deadline<Wheel>>;
 
 namespace detail {
+// Tells cancel_after(wheel, d, token) from cancel_after(wheel, d, type).
 template <class T>
-concept completion_token_not_type = !std::is_convertible_v<T, net::cancellation_type_t>;
-}
+using if_completion_token = std::enable_if_t<!std::is_convertible_v<T, net::cancellation_type_t>, int>;
+}  // namespace detail
 
 /// Adapts `token` so that the operation it is passed to is cancelled if it has not completed
 /// `timeout` after it was started.
@@ -125,7 +126,8 @@ concept completion_token_not_type = !std::is_convertible_v<T, net::cancellation_
 /// allocator when that is std::allocator), which is freed before the handler is called.
 /// Per-operation cancellation: the handler's own cancellation slot, if connected, cancels
 /// the operation as well (each emission forwarded with its type).
-template <class Clock, class Executor, class Rep, class Period, detail::completion_token_not_type CompletionToken>
+template <class Clock, class Executor, class Rep, class Period, class CompletionToken,
+          detail::if_completion_token<CompletionToken> = 0>
 [[nodiscard]] auto cancel_after(basic_wheel_timer<Clock, Executor>& wheel, std::chrono::duration<Rep, Period> timeout,
                                 CompletionToken&& token) {
     using wheel_type = basic_wheel_timer<Clock, Executor>;
@@ -159,7 +161,8 @@ template <class Clock, class Executor, class Rep, class Period>
 /// Adapts `token` so that the operation is cancelled if it has not completed by `expiry`, a
 /// point of the wheel's clock (exact: no staging even on a clock_read::per_tick wheel).
 /// Otherwise as cancel_after().
-template <class Clock, class Executor, class Duration, detail::completion_token_not_type CompletionToken>
+template <class Clock, class Executor, class Duration, class CompletionToken,
+          detail::if_completion_token<CompletionToken> = 0>
 [[nodiscard]] auto cancel_at(basic_wheel_timer<Clock, Executor>& wheel, std::chrono::time_point<Clock, Duration> expiry,
                              CompletionToken&& token) {
     using wheel_type = basic_wheel_timer<Clock, Executor>;

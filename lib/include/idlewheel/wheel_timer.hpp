@@ -15,8 +15,12 @@
 //     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
 //     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
 //     wheel.async_wait(100ms, [](error_code ec) { ... });
-//     co_await wheel.async_wait(1s, net::use_awaitable);
+//     co_await wheel.async_wait(1s, net::use_awaitable);       // in a C++20 coroutine
 //     io.run();
+//
+// The library needs C++17; only coroutines need C++20 (as for Asio). The examples in these
+// headers fill options with C++20's designated initializers ({.tick = 1ms}); in C++17 set the
+// members instead: `idlewheel::wheel_options o; o.tick = 1ms; idlewheel::wheel_timer wheel(io, o);`.
 //
 // Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
 // before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
@@ -199,10 +203,8 @@ public:
     explicit basic_wheel_timer(const executor_type& ex, const wheel_options& options = {});
 
     /// Binds the wheel to `ctx.get_executor()`.
-    // clang-format off
-    template <class ExecutionContext>
-        requires std::is_convertible_v<ExecutionContext&, net::execution_context&>
-    // clang-format on
+    template <class ExecutionContext,
+              std::enable_if_t<std::is_convertible_v<ExecutionContext&, net::execution_context&>, int> = 0>
     explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
         : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
 
@@ -219,12 +221,10 @@ public:
     /// Runs `fn()` once, on the executor, after `delay` (Netty's newTimeout). The callable is
     /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
     /// when the timeout is cancelled.
+    /// `fn` must be callable with no arguments (a static_assert says so otherwise).
     /// @throws system_error error::too_many_pending, error::stopped.
-    // clang-format off
     template <class Rep, class Period, class F>
-        requires std::is_invocable_v<std::decay_t<F>&>
     timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
-    // clang-format on
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.

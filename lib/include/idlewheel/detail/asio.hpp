@@ -10,6 +10,15 @@
 //    Boost header is included (idlewheel/beast.hpp, which needs Beast, says so with #error).
 //
 // These are the Asio headers the library itself needs, nothing more.
+//
+// It is also the one place that states the language the library needs: C++17. Every header
+// works with C++17; what needs C++20 is only what Asio itself needs it for, coroutines
+// (co_await wheel.async_wait(d, net::use_awaitable), cancel_after(..., use_awaitable)).
+
+#if __cplusplus < 201703L && (!defined(_MSVC_LANG) || _MSVC_LANG < 201703L)
+#error \
+    "idlewheel needs C++17 or newer (-std=c++17); coroutines (co_await with net::use_awaitable) need C++20, as in Asio"
+#endif
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 

@@ -20,10 +20,10 @@
 //    exact tick, never early;
 //  - nodes due at the same tick come out in the order they were inserted (FIFO).
 
+#include <idlewheel/detail/bits.hpp>
 #include <idlewheel/detail/intrusive_list.hpp>
 
 #include <array>
-#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -185,7 +185,7 @@ private:
         // The highest base-64 digit in which `when` differs from `now`; "| mask" puts
         // everything within the current 64 ticks in level 0.
         const tick_type differing = (now ^ when) | (slots_per_level - 1);
-        const unsigned significant = 63U - static_cast<unsigned>(std::countl_zero(differing));
+        const unsigned significant = 63U - countl_zero_nonzero(differing);
         return significant / slot_bits;
     }
 
@@ -234,7 +234,7 @@ private:
             if (occ == 0) continue;
             const unsigned shift = level * slot_bits;
             const auto now_slot = static_cast<unsigned>((now_ >> shift) & (slots_per_level - 1));
-            const auto ahead = static_cast<unsigned>(std::countr_zero(std::rotr(occ, static_cast<int>(now_slot))));
+            const auto ahead = countr_zero_nonzero(rotate_right(occ, now_slot));
             const unsigned slot = (now_slot + ahead) & (slots_per_level - 1);
             const unsigned range_bits = shift + slot_bits;  // bits spanned by the whole level
             const tick_type level_start = range_bits >= 64 ? 0 : now_ & ~((tick_type{1} << range_bits) - 1);

@@ -94,20 +94,17 @@ struct idlewheel::net::async_result<idlewheel::partial_cancel_deadline<Wheel, De
     // An executor without a default completion token (Asio's own archetype, used by the
     // completion_token_for concept, is one): the form is accepted by the concept, and a real
     // use fails to compile with a message.
-    // clang-format off
-    template <class Initiation, class RawCompletionToken, class... Args>
-    requires std::is_void_v<default_token<Initiation>>
-    // clang-format on
+    template <class Initiation, class RawCompletionToken,
+              std::enable_if_t<std::is_void_v<default_token<Initiation>>, int> = 0, class... Args>
     static void initiate(Initiation&&, RawCompletionToken&&, Args&&...) {
         static_assert(!std::is_void_v<default_token<Initiation>>,
                       "idlewheel::cancel_after(wheel, d) / cancel_at(wheel, t) without a completion token needs an "
                       "operation whose I/O executor names a default completion token; pass a token instead");
     }
 
-    template <class Initiation, class RawCompletionToken, class... Args>
-    requires(!std::is_void_v<default_token<Initiation>>) static auto initiate(Initiation&& initiation,
-                                                                              RawCompletionToken&& token,
-                                                                              Args&&... args)
+    template <class Initiation, class RawCompletionToken,
+              std::enable_if_t<!std::is_void_v<default_token<Initiation>>, int> = 0, class... Args>
+    static auto initiate(Initiation&& initiation, RawCompletionToken&& token, Args&&... args)
         -> decltype(idlewheel::net::async_initiate<
                     const idlewheel::cancel_deadline_t<default_token<Initiation>, Wheel, Deadline>&, Signatures...>(
             std::forward<Initiation>(initiation),

@@ -98,12 +98,11 @@ basic_wheel_timer<Clock, Executor>::~basic_wheel_timer() {
     discard_all();
 }
 
-// clang-format off
 template <class Clock, class Executor>
 template <class Rep, class Period, class F>
-    requires std::is_invocable_v<std::decay_t<F>&>
 timeout basic_wheel_timer<Clock, Executor>::schedule(std::chrono::duration<Rep, Period> delay, F&& fn) {
-    // clang-format on
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "idlewheel::wheel_timer::schedule(delay, fn): fn must be callable with no arguments, as fn()");
     check_executor();
     if (stopped_) {
         ++counters_.rejected;
