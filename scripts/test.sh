@@ -54,6 +54,6 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWH
   -DIDLEWHEEL_SANITIZE=address,undefined >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
