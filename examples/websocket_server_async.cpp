@@ -179,7 +179,8 @@ private:
     void on_accept(beast::error_code ec, tcp::socket socket) {
         if (ec) {
             fail(ec, "accept");
-            return;  // To avoid infinite loop
+            if (ec == net::error::operation_aborted) return;  // closed (Beast's example stops at any error: a
+                                                              // peer reset before accept would end the server)
         } else {
             // Create the session and run it
             std::make_shared<session>(std::move(socket), configs_)->run();  // idlewheel

@@ -198,15 +198,15 @@ async def churn(port, i, stats, until):
 async def main(port):
     stats = {"echoed": 0, "aborted": 0, "reset": 0}
     until = time.monotonic() + 2.5 * IDLE
-    tasks = [active(port, i) for i in range(10)]
-    tasks += [idle(port, i) for i in range(10)]
-    tasks += [ping_silent(port, i) for i in range(5)]
-    tasks += [slowloris(port, i) for i in range(5)]
-    tasks += [churn(port, i, stats, until) for i in range(8)]
-    results = await asyncio.gather(*tasks, return_exceptions=True)
-    for r in results:
+    named = [(f"active {i}", active(port, i)) for i in range(10)]
+    named += [(f"idle {i}", idle(port, i)) for i in range(10)]
+    named += [(f"ping-silent {i}", ping_silent(port, i)) for i in range(5)]
+    named += [(f"slowloris {i}", slowloris(port, i)) for i in range(5)]
+    named += [(f"churn {i}", churn(port, i, stats, until)) for i in range(8)]
+    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
+    for (name, _), r in zip(named, results):
         if isinstance(r, BaseException):
-            check(False, f"client raised {type(r).__name__}: {r}")
+            check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
     print(f"churn: {stats}", flush=True)
     check(stats["echoed"] >= 50, f"churn: only {stats['echoed']} echoed sessions")
 
@@ -241,6 +241,7 @@ def run():
             print(err[-6000:], flush=True)
             break
     if failures:
+        print("server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]), flush=True)
         print(f"server_async_check: {len(failures)} checks failed", flush=True)
         return 1
     print("server_async_check: every check passed", flush=True)
