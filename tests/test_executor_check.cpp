@@ -36,7 +36,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr bool checked = IDLEWHEEL_CHECK_EXECUTOR != 0;
+// Whether this Asio's any_io_executor tells an io_context executor from a strand (standalone
+// Asio 1.22's does not: the check then has nothing to go by, detail/executor_check.hpp).
+bool targets_tell_types_apart() {
+    net::io_context io;
+    net::any_io_executor ex(io.get_executor());
+    return ex.target<net::strand<net::io_context::executor_type>>() == nullptr;
+}
+const bool checked = IDLEWHEEL_CHECK_EXECUTOR != 0 && targets_tell_types_apart();
 
 struct outcome {
     bool aborted = false;

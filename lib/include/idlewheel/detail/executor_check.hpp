@@ -23,7 +23,10 @@
 //    another thread later (run() on a new thread after the first returned, whether or not
 //    the first thread still exists) is reported too: give such a wheel a strand, which may
 //    run on any thread, one at a time.
-//  - an executor type the check does not know (a user's own) is not checked.
+//  - an executor type the check does not know (a user's own) is not checked, nor is a wheel's
+//    any_io_executor with standalone Asio 1.22, whose any_io_executor::target<T>() answers for
+//    every T (it cannot tell an io_context executor from a strand; Boost.Asio 1.81 and newer
+//    and standalone Asio 1.36 can).
 // A violation prints what happened and what to do on stderr and calls std::abort(): the
 // program stops at the first misuse, before the wheel's lists can be corrupted.
 
@@ -114,6 +117,9 @@ void check_caller(const Executor& ex, owner_thread& owner) noexcept {
     } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
         io = ex.template target<io_ex>();
         strand = ex.template target<strand_ex>();
+        // Standalone Asio 1.22's any_io_executor answers target<T>() for any T: it cannot tell an
+        // io_context executor from a strand, so there is nothing this check can rely on.
+        if (io != nullptr && strand != nullptr) return;
     }
     if (strand != nullptr) {
         if (!strand->running_in_this_thread()) executor_misuse(misuse_foreign_handler);
