@@ -3,7 +3,7 @@
 #define IDLEWHEEL_TESTS_SUPPORT_NET_HPP
 
 // The one place the tests name Asio, so that the same tests build against Boost.Asio (Boost
-// 1.81 to 1.88) and standalone Asio (1.22 or newer; IDLEWHEEL_STANDALONE_ASIO), the way the
+// 1.81 to 1.92) and standalone Asio (1.22 to 1.36; IDLEWHEEL_STANDALONE_ASIO), the way the
 // library does it in idlewheel/detail/asio.hpp:
 //
 //  - `net::` is the Asio namespace (boost::asio or asio), `idlewheel::error_code` /
@@ -14,9 +14,10 @@
 //  - `net::experimental::make_parallel_group` and the awaitable operators are experimental in
 //    every supported version.
 //
-// With IDLEWHEEL_TEST_BOOST_VERSION (set by tests/CMakeLists.txt when the tests build against
-// another Boost's headers), every test checks that it really sees that Boost and not the
-// system's: a stray -I/usr/include would otherwise test the wrong version silently.
+// With IDLEWHEEL_TEST_BOOST_VERSION (set by tests/CMakeLists.txt for every Boost build), and
+// IDLEWHEEL_TEST_ASIO_VERSION for standalone Asio, every test checks that it really sees that
+// version and not the system's: a stray -I/usr/include would otherwise test the wrong one
+// silently.
 
 #include <idlewheel/detail/asio.hpp>
 
