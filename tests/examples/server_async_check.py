@@ -80,9 +80,10 @@ async def idle(port, i):
             check(False, f"idle {i}: not closed within {IDLE + SLACK:.1f}s")
 
 
-def raw_connect(port):
-    s = socket.create_connection(("127.0.0.1", port))
+async def raw_connect(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setblocking(False)
+    await asyncio.wait_for(asyncio.get_running_loop().sock_connect(s, ("127.0.0.1", port)), SLACK)
     return s
 
 
@@ -114,7 +115,7 @@ async def read_to_eof(loop, s, limit):
 async def ping_silent(port, i):
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    s = raw_connect(port)
+    s = await raw_connect(port)
     try:
         await loop.sock_sendall(s, upgrade_request(port))
         head = await read_http_response(loop, s, SLACK)
@@ -140,7 +141,7 @@ async def ping_silent(port, i):
 async def slowloris(port, i):
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    s = raw_connect(port)
+    s = await raw_connect(port)
     req = upgrade_request(port)
     try:
         for b in req[:-4]:  # never the end of the request
@@ -171,16 +172,17 @@ async def churn(port, i, stats, until):
     loop = asyncio.get_running_loop()
     n = 0
     while time.monotonic() < until:
+        await asyncio.sleep(0.005)  # churn, not a flood: a sanitizer build's server keeps up
         kind = n % 5
         n += 1
         if kind == 3:  # stops mid-handshake
-            s = raw_connect(port)
+            s = await raw_connect(port)
             await loop.sock_sendall(s, upgrade_request(port)[:40])
             s.close()
             stats["aborted"] += 1
             continue
         if kind == 4:  # reset right after the handshake
-            s = raw_connect(port)
+            s = await raw_connect(port)
             await loop.sock_sendall(s, upgrade_request(port))
             await read_http_response(loop, s, SLACK)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
@@ -208,7 +210,7 @@ async def main(port):
         if isinstance(r, BaseException):
             check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
     print(f"churn: {stats}", flush=True)
-    check(stats["echoed"] >= 50, f"churn: only {stats['echoed']} echoed sessions")
+    check(stats["echoed"] >= 30, f"churn: only {stats['echoed']} echoed sessions")
 
 
 def run():
