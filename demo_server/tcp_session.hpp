@@ -68,7 +68,8 @@ public:
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {  // only while draining after the client's FIN
         if (!worker_.cfg.quiet)
-            log("tcp session: half-closed client read nothing for --close-timeout, ", queued_, " bytes dropped");
+            log("tcp session: half-closed client read nothing for --close-timeout (", progress_.quiet_ms(),
+                " ms since the last write progress), ", queued_, " bytes dropped");
         finish(close_cause::client_close);
     }
 
@@ -107,6 +108,7 @@ private:
     void end_of_input() {
         if (queue_.empty()) return finish(close_cause::client_close);
         draining_ = true;
+        progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
     }
 
@@ -154,7 +156,10 @@ private:
         sent_ += n;
         queued_ -= n;
         worker_.unsent_removed(n);
-        if (draining_) timers_.on_write_progress();  // the drain deadline starts again
+        if (draining_) {
+            progress_.mark();
+            timers_.on_write_progress();  // the drain deadline starts again
+        }
         if (sent_ < queue_.front().size()) return write_next();
         sent_ = 0;
         queue_.pop_front();
@@ -190,6 +195,7 @@ private:
     std::size_t sent_ = 0;    // bytes of queue_.front() already written
     close_cause cause_ = close_cause::error;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
+    progress_stamp progress_;  // while draining: the last write progress, for the drop's log line
     bool writing_ = false;
     bool draining_ = false;  // the client half-closed: sending the rest, reading no more
     bool closed_ = false;

@@ -128,7 +128,8 @@ public:
         }
         if (draining_) {
             if (!worker_.cfg.quiet)
-                log("websocket: peer sent FIN and read nothing for --close-timeout, ", queued_, " bytes dropped");
+                log("websocket: peer sent FIN and read nothing for --close-timeout (", progress_.quiet_ms(),
+                    " ms since the last write progress), ", queued_, " bytes dropped");
             return finish(close_cause::client_close);
         }
         finish(close_cause::error);
@@ -138,12 +139,14 @@ public:
     bool hold_end_of_stream() override {
         if (closing_ || closed_ || queue_.empty()) return false;
         draining_ = true;   // FIN without a close frame: send what is queued first
+        progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
         return true;
     }
     void teardown_started() override {
         if (closing_) return;  // our own close: its deadline already runs
         closing_ = true;       // Beast answered the peer's close frame, or failed the stream
+        progress_.mark();
         timers_.closing();
     }
 
@@ -317,7 +320,10 @@ private:
         sent_ += n;
         queued_ -= n;
         worker_.unsent_removed(n);
-        if (draining_ || closing_) timers_.on_write_progress();  // the close deadline starts again
+        if (draining_ || closing_) {
+            progress_.mark();
+            timers_.on_write_progress();  // the close deadline starts again
+        }
         if (sent_ < queue_.front().data.size()) {
             if (!closing_) write_next();  // closing: our close frame goes next, mid-message or not
             return;
@@ -335,6 +341,7 @@ private:
         if (closing_ || closed_) return;
         closing_ = true;
         set_cause(cause);
+        progress_.mark();
         timers_.closing();  // the close handshake gets --close-timeout, then the socket goes
         ws_->async_close(
             reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(close_cause::error); });
@@ -387,6 +394,7 @@ private:
     std::size_t sent_ = 0;    // bytes of queue_.front() already written
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
+    progress_stamp progress_;  // while draining or closing: the last write progress, for the drop's log line
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <chrono>
 #include <cstddef>
 
 namespace demo {
@@ -37,6 +38,24 @@ inline void bound_kernel_unsent(boost::asio::ip::tcp::socket& s) {
     (void)s;
 #endif
 }
+
+/// When a closing session last made write progress (the start of its drain or close, then every
+/// piece that went out), as the server's own steady clock saw it. A drop for --close-timeout
+/// logs `quiet_ms()`: the time without progress that the server measured, which no client can
+/// observe (its reads and the server's completed writes are apart by the kernel's buffers), so
+/// an operator, and the tests, can check that the drop came --close-timeout after progress
+/// stopped and not before. One clock read per piece, only while closing.
+class progress_stamp {
+public:
+    void mark() noexcept { at_ = std::chrono::steady_clock::now(); }
+    /// Whole milliseconds since the last mark(), rounded down.
+    [[nodiscard]] long long quiet_ms() const noexcept {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - at_).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point at_{};
+};
 
 }  // namespace demo
 

@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <memory>
+#include <regex>
 #include <utility>
+#include <vector>
 
 using namespace reliability;
 
@@ -83,17 +86,26 @@ io_status read_paced(ReadSome&& read_some, std::string& into, std::size_t step, 
 constexpr auto drain_close_timeout = 500ms;
 constexpr std::size_t drain_bytes = 8 << 20, drain_step = 64 << 10;
 constexpr auto drain_pause = 50ms;
-// The server's last progress follows the window one of the reader's last reads opened, not
-// necessarily the very last (TCP opens the window only once a segment's worth is free): the
-// drop comes --close-timeout after that, up to two reads before the reader stopped.
-constexpr auto stop_allowance = 2 * drain_pause + 50ms;
-// A reader that has just stopped reading (the peer's FIN or RST is awaited without reading).
-void expect_dropped_on_time(raw_socket& s) {
+// A reader that has just stopped reading (the peer's FIN or RST is awaited without reading) is
+// dropped --close-timeout after the server's last write progress: never before (the contract),
+// and not long after the reader stopped. When the server last made progress only the server
+// knows: the kernel's buffers stand between the client's reads and the server's completed
+// writes, so a client-side bound on it is a guess that a slow server (a sanitizer build, a
+// loaded machine) breaks. The drop's log line says how long the server saw no progress; that
+// number is what "never early" is checked on. `log_says` is the start of that line.
+void expect_dropped_on_time(raw_socket& s, const server& srv, const std::string& log_says) {
     const auto stopped = clock::now();
     BOOST_TEST_REQUIRE(s.wait_peer_gone(stopped + drain_close_timeout + slack + 2s), "the server kept the reader that stopped");
     const auto took = clock::now() - stopped;
-    BOOST_TEST(ms(took) >= ms(drain_close_timeout - stop_allowance), "dropped before --close-timeout without progress");
     BOOST_TEST(ms(took) <= ms(drain_close_timeout + slack), "dropped long after --close-timeout");
+    const std::string log = srv.log();
+    const std::regex drop(log_says + R"( read nothing for --close-timeout \((\d+) ms since the last write progress\))");
+    std::vector<long long> quiet;
+    for (std::sregex_iterator m(log.begin(), log.end(), drop), end; m != end; ++m) quiet.push_back(std::stoll((*m)[1]));
+    BOOST_TEST_REQUIRE(quiet.size() == 1u, quiet.size() << " drop lines in the server's log");
+    BOOST_TEST(quiet.front() >= ms(drain_close_timeout), "dropped " << quiet.front() << " ms after the last write progress");
+    BOOST_TEST_MESSAGE("dropped " << quiet.front() << " ms after the server's last progress, " << std::lround(ms(took))
+                                  << " ms after the reader stopped");
 }
 
 std::vector<std::string> drain_server_args() {
@@ -284,7 +296,7 @@ BOOST_AUTO_TEST_CASE(half_closed_reader_that_stops_is_dropped_on_time) {
     std::string got;
     BOOST_TEST_REQUIRE((read_paced([&](std::string& into, clock::time_point d) { return s.recv_some(into, d); }, got,
                                    drain_step, drain_pause, 1 << 20, clock::now() + 30s) == io_status::ok));
-    expect_dropped_on_time(s);
+    expect_dropped_on_time(s, srv, "tcp session: half-closed client");
     BOOST_TEST((s.drain_until_closed(clock::now() + 5s) == io_status::reset), "the rest of the echo is dropped");
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.tcp") == 0; }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the reader that stopped");
@@ -314,7 +326,7 @@ BOOST_AUTO_TEST_CASE(websocket_reader_that_stops_after_fin_is_dropped_on_time) {
     ws_payload_reader reader{ws};
     std::string got;
     BOOST_TEST_REQUIRE((read_paced(reader, got, drain_step, drain_pause, 1 << 20, clock::now() + 30s) == io_status::ok));
-    expect_dropped_on_time(ws.socket());
+    expect_dropped_on_time(ws.socket(), srv, "websocket: peer sent FIN and");
     BOOST_TEST(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, 5s));
     RELIABILITY_EXPECT_SERVING(srv, "after the WebSocket reader that stopped");
 }
