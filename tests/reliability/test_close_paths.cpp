@@ -10,7 +10,6 @@
 #include <cmath>
 #include <csignal>
 #include <memory>
-#include <regex>
 #include <utility>
 #include <vector>
 
@@ -99,9 +98,14 @@ void expect_dropped_on_time(raw_socket& s, const server& srv, const std::string&
     const auto took = clock::now() - stopped;
     BOOST_TEST(ms(took) <= ms(drain_close_timeout + slack), "dropped long after --close-timeout");
     const std::string log = srv.log();
-    const std::regex drop(log_says + R"( read nothing for --close-timeout \((\d+) ms since the last write progress\))");
-    std::vector<long long> quiet;
-    for (std::sregex_iterator m(log.begin(), log.end(), drop), end; m != end; ++m) quiet.push_back(std::stoll((*m)[1]));
+    const std::string says = log_says + " read nothing for --close-timeout (";
+    std::vector<long long> quiet;  // the N of every "(N ms since the last write progress)"
+    for (auto at = log.find(says); at != std::string::npos; at = log.find(says, at + 1)) {
+        const auto number = at + says.size();
+        const auto end = log.find(" ms since the last write progress)", number);
+        BOOST_TEST_REQUIRE((end != std::string::npos && end > number), "a drop line without its time: " << log.substr(at, 200));
+        quiet.push_back(std::stoll(log.substr(number, end - number)));
+    }
     BOOST_TEST_REQUIRE(quiet.size() == 1u, quiet.size() << " drop lines in the server's log");
     BOOST_TEST(quiet.front() >= ms(drain_close_timeout), "dropped " << quiet.front() << " ms after the last write progress");
     BOOST_TEST_MESSAGE("dropped " << quiet.front() << " ms after the server's last progress, " << std::lround(ms(took))
