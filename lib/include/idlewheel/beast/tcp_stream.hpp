@@ -1,0 +1,511 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#ifndef IDLEWHEEL_BEAST_TCP_STREAM_HPP
+#define IDLEWHEEL_BEAST_TCP_STREAM_HPP
+
+// idlewheel::beast::tcp_stream: a drop-in for boost::beast::tcp_stream whose timeouts live on
+// the timing wheel instead of in two steady_timers per stream. A Beast server converts by
+// registering its wheel once and changing a type:
+//
+//     net::io_context ioc;
+//     idlewheel::wheel_timer wheel(ioc);
+//     idlewheel::beast::use_wheel(ioc, wheel);              // once, at set-up
+//     ...
+//     websocket::stream<idlewheel::beast::tcp_stream> ws(std::move(socket));
+//     beast::get_lowest_layer(ws).expires_after(30s);       // as with beast::tcp_stream
+//     ws.async_accept(...);
+//
+// With one io_context run by N threads, register an idlewheel::wheel_pool instead
+// (use_wheel_pool(ioc, pool)) and build each connection on a shard's strand
+// (acceptor.async_accept(pool.next().get_executor(), ...)) where Beast's examples call
+// net::make_strand(ioc): the stream then finds its shard's wheel from its executor. Or pass
+// the wheel to the constructor.
+//
+// Timeout rules (Beast's, boost/beast/core/basic_stream.hpp): expires_after() / expires_at()
+// set one expiry that applies to every read, write and connect started while it is set, until
+// it is set again: bytes arriving never extend it. When it passes while an operation is
+// pending, the socket is closed and the pending operations complete with
+// boost::beast::error::timeout; an operation started after it passed closes the socket and
+// completes with error::timeout at once (as if by post, never inside the initiating call).
+// Precision is the wheel's: never before the expiry, at most one tick (plus the io_context's
+// scheduling delay) after it.
+//
+// Cost: the stream holds its socket, the expiry, two flag bytes and one timer_node (no
+// steady_timer, nothing allocated). expires_*() with no operation pending is a store; with
+// one pending, a later expiry is a store too: the node stays where it is, and when it comes
+// due it re-arms for the remainder (the lazy re-arm of session_liveness); only an earlier one
+// moves the node. Starting an operation reads the clock (as Beast does) and puts the node in
+// the wheel if it is not there already, due no later than the expiry.
+//
+// Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
+//  - not movable (the wheel points at the node inside it); Beast's is, because its state is
+//    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
+//    and release_socket() hands the connection to another stream.
+//  - destroying the stream while one of its operations is pending is undefined (the
+//    operation's completion reads the stream); Beast's keeps its state alive for them. The
+//    usual owner, a session kept alive by its handlers, never does it. Destroying it with a
+//    deadline set and no operation pending is safe: the node leaves the wheel.
+//  - expires_after() / expires_at() / expires_never() also apply to operations already
+//    pending (they re-arm for them); Beast's leave a pending direction's timer alone (and
+//    assert that not both are pending). So read and write always share one expiry.
+//  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
+//    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
+//  - no rate policy; no rebind_executor; async_connect without a connect condition.
+//  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
+//  - additions: wheel() and expiry().
+//  - the wheel must outlive the stream's use of it; every call, and every completion handler
+//    of its operations, runs on the stream's executor, which is the wheel's (a shard's strand
+//    for a pool): the wheel's executor check (detail/executor_check.hpp) catches other calls
+//    in debug builds. Beast asks the same of its stream ("within the same implicit or
+//    explicit strand").
+//
+// Composes as Beast's stream does: boost::beast::get_lowest_layer(s) is the stream itself
+// (it has no next_layer()); websocket::stream<tcp_stream> finds teardown / async_teardown,
+// and beast::close_socket() finds beast_close_socket(), by argument-dependent lookup here;
+// ssl_stream<tcp_stream> uses lowest_layer() (the socket), as it does with Beast's.
+
+#if defined(IDLEWHEEL_STANDALONE_ASIO)
+#error \
+    "idlewheel/beast/tcp_stream.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+#endif
+
+#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_pool.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/associator.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/execution/context.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/query.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/role.hpp>
+#include <boost/beast/websocket/teardown.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cassert>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace idlewheel::beast {
+
+template <class Wheel>
+class basic_tcp_stream;
+
+namespace detail {
+
+// Which wheel the streams of one execution context use: one wheel (use_wheel) or a pool's
+// shards (use_wheel_pool). An execution-context service, so that a stream finds it from its
+// executor alone.
+template <class Wheel>
+class wheel_service final : public net::execution_context::service {
+public:
+    using pool_type = basic_wheel_pool<typename Wheel::clock_type>;
+    static inline net::execution_context::id id;  // NOLINT: Asio's service key
+
+    explicit wheel_service(net::execution_context& context) : net::execution_context::service(context) {}
+
+    Wheel* wheel = nullptr;
+    pool_type* pool = nullptr;
+
+private:
+    void shutdown() override {}
+};
+
+// The handler a stream gives its socket: on completion it tells the stream (which clears the
+// operation's pending flag and turns the error into beast::error::timeout if the deadline
+// fired), then calls the user's handler. Every associated characteristic (executor,
+// allocator, cancellation slot) is the user's handler's (the associator below).
+template <class Stream, class Handler>
+class deadline_handler {
+public:
+    deadline_handler(Stream& stream, std::uint8_t ops, Handler&& handler)
+        : handler_(std::move(handler)), stream_(&stream), ops_(ops) {}
+
+    template <class... Args>
+    void operator()(boost::system::error_code ec, Args&&... args) {
+        stream_->finish(ops_, ec);
+        std::move(handler_)(ec, std::forward<Args>(args)...);
+    }
+
+    [[nodiscard]] const Handler& handler() const noexcept { return handler_; }
+
+private:
+    Handler handler_;
+    Stream* stream_;
+    std::uint8_t ops_;
+};
+
+}  // namespace detail
+
+/// Makes `wheel` the wheel of every basic_tcp_stream<Wheel> built on `context` (an
+/// io_context run by one thread, or one of an io_context per thread) without a wheel of its
+/// own. Call it once per context at set-up, before any stream is built on it; a later call
+/// replaces the wheel for streams built afterwards. Not thread-safe against streams being
+/// built. `wheel` must outlive those streams' use.
+/// @throws std::invalid_argument if `wheel` is not on `context`.
+template <class Wheel>
+void use_wheel(net::execution_context& context, Wheel& wheel) {
+    if (&net::query(wheel.get_executor(), net::execution::context) != &context)
+        throw std::invalid_argument("idlewheel::beast::use_wheel: the wheel is not on this execution context");
+    net::use_service<detail::wheel_service<Wheel>>(context).wheel = &wheel;
+}
+
+/// Makes `pool` the wheels of every basic_tcp_stream<basic_wheel_timer<Clock>> built on `io`
+/// (one io_context run by N threads) without a wheel of its own: a stream uses the wheel of
+/// the shard whose strand its executor is, so build each connection on
+/// `pool.next().get_executor()`. Call it once at set-up, before the threads run; it takes
+/// precedence over use_wheel() on the same context. `pool` must outlive the streams' use.
+template <class Clock>
+void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
+    net::use_service<detail::wheel_service<typename basic_wheel_pool<Clock>::wheel_type>>(io).pool = &pool;
+}
+
+/// A TCP stream with Beast's timeout interface, backed by a wheel (see the top of this header
+/// for the rules and every difference from boost::beast::basic_stream). `Wheel` is a
+/// basic_wheel_timer; basic_tcp_stream<basic_wheel_timer<manual_clock>> is what tests use.
+///
+/// Thread safety: distinct objects safe; shared objects unsafe. Every call, and every
+/// completion handler of its operations, on the stream's executor (the wheel's).
+template <class Wheel>
+class basic_tcp_stream {
+public:
+    /// The wheel type.
+    using wheel_type = Wheel;
+    /// The clock of the wheel, whose time_point expires_at() takes.
+    using clock_type = typename Wheel::clock_type;
+    using time_point = typename Wheel::time_point;
+    using duration = typename Wheel::duration;
+    /// The protocol, the endpoint and the underlying socket (Beast's names).
+    using protocol_type = net::ip::tcp;
+    using endpoint_type = net::ip::tcp::endpoint;
+    using socket_type = net::basic_stream_socket<net::ip::tcp, net::any_io_executor>;
+    /// The executor of the stream: its socket's. Handlers without an associated executor run
+    /// on it.
+    using executor_type = socket_type::executor_type;
+    /// What boost::asio::ssl::stream asks of its next layer (as of Beast's stream): the socket.
+    using lowest_layer_type = socket_type;
+
+    /// Builds the socket from `args` (as Beast's: a tcp::socket&&, an executor, an execution
+    /// context, ...) and finds the wheel from the socket's executor: the pool registered with
+    /// use_wheel_pool() for that executor's context (the wheel of the shard whose strand it
+    /// is), else the wheel registered with use_wheel(). The lookup is a service lookup, plus
+    /// one strand comparison per shard for a pool. Touches no wheel.
+    /// @throws std::logic_error if no wheel is registered for the context, or a pool is and
+    /// the executor is not one of its shards' strands.
+    template <class Arg, class... Args,
+              std::enable_if_t<!std::is_same_v<std::decay_t<Arg>, basic_tcp_stream> &&
+                                   !std::is_same_v<std::decay_t<Arg>, Wheel> &&
+                                   std::is_constructible_v<socket_type, Arg&&, Args&&...>,
+                               int> = 0>
+    explicit basic_tcp_stream(Arg&& arg, Args&&... args)
+        : socket_(std::forward<Arg>(arg), std::forward<Args>(args)...), wheel_(&wheel_of(socket_.get_executor())) {}
+
+    /// Builds the socket from `args` and uses `wheel`, which must be on the socket's executor
+    /// (or, for a wheel on an io_context run by one thread, on a strand of it).
+    template <class Arg, class... Args,
+              std::enable_if_t<std::is_constructible_v<socket_type, Arg&&, Args&&...>, int> = 0>
+    basic_tcp_stream(Wheel& wheel, Arg&& arg, Args&&... args)
+        : socket_(std::forward<Arg>(arg), std::forward<Args>(args)...), wheel_(&wheel) {}
+
+    /// A socket on the wheel's executor, using `wheel`.
+    explicit basic_tcp_stream(Wheel& wheel) : socket_(wheel.get_executor()), wheel_(&wheel) {}
+
+    /// Not copyable or movable: the wheel points at the node inside (see the top).
+    basic_tcp_stream(const basic_tcp_stream&) = delete;
+    basic_tcp_stream& operator=(const basic_tcp_stream&) = delete;
+
+    /// Closes the socket (by destroying it) and takes the node out of the wheel in O(1): no
+    /// timeout runs for a destroyed stream. No operation may be pending (see the top).
+    ~basic_tcp_stream() = default;
+
+    /// The executor of the stream (its socket's). Any thread.
+    [[nodiscard]] executor_type get_executor() noexcept { return socket_.get_executor(); }
+
+    /// The underlying socket. Operations started on it directly have no deadline.
+    [[nodiscard]] socket_type& socket() noexcept { return socket_; }
+    [[nodiscard]] const socket_type& socket() const noexcept { return socket_; }
+
+    /// The socket, for boost::asio::ssl::stream (Beast's stream has the same).
+    [[nodiscard]] lowest_layer_type& lowest_layer() noexcept { return socket_; }
+    [[nodiscard]] const lowest_layer_type& lowest_layer() const noexcept { return socket_; }
+
+    /// The wheel the deadlines are on (an addition to Beast's interface).
+    [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
+
+    /// The expiry set by the last expires_*() call; time_point::max() for none (an addition).
+    [[nodiscard]] time_point expiry() const noexcept { return expiry_; }
+
+    /// Moves the socket out (to give the connection to another stream), after setting the
+    /// expiry to never and taking the node out of the wheel. Operations still pending on the
+    /// socket complete as the socket's own would (never with error::timeout).
+    socket_type release_socket() {
+        expires_never();
+        return std::move(socket_);
+    }
+
+    /// Sets the expiry to `d` from now (rounded up; hours::max(), or anything past the
+    /// clock's range, is never; zero and negative have passed) for the operations started
+    /// from now on, and for those pending (they re-arm for it; a difference from Beast).
+    /// With nothing pending, a store; with an operation pending, a store unless the new
+    /// expiry is earlier than the node's (then an O(1) move in the wheel). Reads the clock.
+    /// @throws system_error error::stopped if the wheel was stopped and the node must move.
+    template <class Rep, class Period>
+    void expires_after(std::chrono::duration<Rep, Period> d) {
+        const time_point now = clock_type::now();
+        const auto delay = idlewheel::detail::saturating_ceil<duration>(d);
+        expires_at(time_point(idlewheel::detail::saturating_add(now.time_since_epoch(), delay)));
+    }
+
+    /// Sets the expiry to `t` (time_point::max(): never; a time that has passed: the next
+    /// operation, or the pending ones, time out at once), as expires_after().
+    void expires_at(time_point t) {
+        expiry_ = t;
+        if (pending_ != 0) arm(t, /*rearm=*/true);
+    }
+
+    /// No expiry: operations started from now on, and those pending, never time out. Takes
+    /// the node out of the wheel (O(1)).
+    void expires_never() noexcept {
+        expiry_ = time_point::max();
+        node_.cancel();
+    }
+
+    /// Cancels the pending operations: they complete with net::error::operation_aborted
+    /// (unless the deadline fired first: then error::timeout). The expiry stays set for the
+    /// next operations; the node leaves the wheel until one starts.
+    void cancel() {
+        node_.cancel();
+        boost::system::error_code ignored;
+        socket_.cancel(ignored);
+    }
+
+    /// Closes the socket: pending operations complete with net::error::operation_aborted
+    /// (unless the deadline fired first). The expiry stays set; the node leaves the wheel.
+    void close() {
+        node_.cancel();
+        close_socket();
+    }
+
+    /// Connects the socket (synchronously; no deadline, as with Beast's connect()).
+    void connect(const endpoint_type& ep) { socket_.connect(ep); }
+    void connect(const endpoint_type& ep, boost::system::error_code& ec) { socket_.connect(ep, ec); }
+
+    /// Reads / writes some data synchronously: no deadline, as with Beast's stream.
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers) {
+        return socket_.read_some(buffers);
+    }
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
+        return socket_.read_some(buffers, ec);
+    }
+    template <class ConstBufferSequence>
+    std::size_t write_some(const ConstBufferSequence& buffers) {
+        return socket_.write_some(buffers);
+    }
+    template <class ConstBufferSequence>
+    std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
+        return socket_.write_some(buffers, ec);
+    }
+
+    /// Connects to `ep` (socket::async_connect) under the current expiry; counts as both a
+    /// read and a write (as Beast's). Completion: void(error_code): success,
+    /// beast::error::timeout if the expiry passed (the socket is then closed), or the
+    /// socket's error. The handler is called exactly once, never inside this call, on its
+    /// associated executor (default: the stream's), with its associated allocator;
+    /// per-operation cancellation is the socket's (the handler's cancellation slot is
+    /// forwarded to it). No other operation may be pending.
+    /// @throws system_error as the wheel's schedule (error::stopped, error::too_many_pending)
+    /// if the deadline cannot enter the wheel; then nothing was started.
+    template <class ConnectToken = net::default_completion_token_t<executor_type>>
+    auto async_connect(const endpoint_type& ep, ConnectToken&& token = net::default_completion_token_t<executor_type>()) {
+        return net::async_initiate<ConnectToken, void(boost::system::error_code)>(initiate_connect{this}, token, ep);
+    }
+
+    /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), under
+    /// the current expiry, as the other form. Completion: void(error_code, endpoint_type).
+    template <class EndpointSequence,
+              class RangeConnectToken = net::default_completion_token_t<executor_type>,
+              std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
+    auto async_connect(const EndpointSequence& endpoints,
+                       RangeConnectToken&& token = net::default_completion_token_t<executor_type>()) {
+        return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
+            initiate_range_connect{this}, token, endpoints);
+    }
+
+    /// Connects to the first endpoint in [begin, end) that accepts, as the other forms.
+    /// Completion: void(error_code, Iterator).
+    template <class Iterator, class IteratorConnectToken = net::default_completion_token_t<executor_type>,
+              std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
+    auto async_connect(Iterator begin, Iterator end,
+                       IteratorConnectToken&& token = net::default_completion_token_t<executor_type>()) {
+        return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
+            initiate_iterator_connect{this}, token, begin, end);
+    }
+
+    /// Reads some data (socket::async_read_some) under the current expiry. Completion:
+    /// void(error_code, std::size_t bytes): beast::error::timeout if the expiry passed while
+    /// it was pending (the socket is then closed; bytes is what the socket reported) or had
+    /// passed when it started (bytes 0); else the socket's result. Called exactly once,
+    /// never inside this call, on the handler's associated executor (default: the stream's),
+    /// with its associated allocator; per-operation cancellation is the socket's (the slot is
+    /// forwarded): operation_aborted. One read at a time.
+    /// @throws system_error as async_connect.
+    template <class MutableBufferSequence, class ReadToken = net::default_completion_token_t<executor_type>>
+    auto async_read_some(const MutableBufferSequence& buffers,
+                         ReadToken&& token = net::default_completion_token_t<executor_type>()) {
+        return net::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(initiate_read{this},
+                                                                                           token, buffers);
+    }
+
+    /// Writes some data (socket::async_write_some) under the current expiry; as
+    /// async_read_some. One write at a time.
+    template <class ConstBufferSequence, class WriteToken = net::default_completion_token_t<executor_type>>
+    auto async_write_some(const ConstBufferSequence& buffers,
+                          WriteToken&& token = net::default_completion_token_t<executor_type>()) {
+        return net::async_initiate<WriteToken, void(boost::system::error_code, std::size_t)>(initiate_write{this},
+                                                                                            token, buffers);
+    }
+
+private:
+    template <class, class>
+    friend class detail::deadline_handler;
+
+    static constexpr std::uint8_t reading = 1, writing = 2;
+
+    static Wheel& wheel_of(const executor_type& ex);
+    template <class Handler>
+    using wrapped = detail::deadline_handler<basic_tcp_stream, std::decay_t<Handler>>;
+
+    bool begin(std::uint8_t ops);
+    void finish(std::uint8_t ops, boost::system::error_code& ec) noexcept;
+    void arm(time_point t, bool rearm);
+    void on_due();
+    void close_socket() noexcept {
+        boost::system::error_code ignored;  // closing fails only if already closed
+        socket_.close(ignored);
+    }
+
+    // Completes `handler` with error::timeout (and `more` zero-initialised values), as if by
+    // post: the expiry had passed when the operation was started.
+    template <class Handler, class... More>
+    void complete_timed_out(Handler&& handler, More... more) {
+        net::post(socket_.get_executor(),
+                  net::append(std::forward<Handler>(handler),
+                              boost::system::error_code(boost::beast::error::timeout), more...));
+    }
+
+    struct initiate_base {
+        basic_tcp_stream* self;
+        using executor_type = typename basic_tcp_stream::executor_type;
+        [[nodiscard]] executor_type get_executor() const noexcept { return self->get_executor(); }
+    };
+    struct initiate_read : initiate_base {
+        template <class Handler, class Buffers>
+        void operator()(Handler&& handler, const Buffers& buffers) const {
+            basic_tcp_stream& s = *this->self;
+            if (!s.begin(reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+            s.socket_.async_read_some(buffers, wrapped<Handler>(s, reading, std::forward<Handler>(handler)));
+        }
+    };
+    struct initiate_write : initiate_base {
+        template <class Handler, class Buffers>
+        void operator()(Handler&& handler, const Buffers& buffers) const {
+            basic_tcp_stream& s = *this->self;
+            if (!s.begin(writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+            s.socket_.async_write_some(buffers, wrapped<Handler>(s, writing, std::forward<Handler>(handler)));
+        }
+    };
+    struct initiate_connect : initiate_base {
+        template <class Handler>
+        void operator()(Handler&& handler, const endpoint_type& ep) const {
+            basic_tcp_stream& s = *this->self;
+            if (!s.begin(reading | writing)) return s.complete_timed_out(std::forward<Handler>(handler));
+            s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+        }
+    };
+    struct initiate_range_connect : initiate_base {
+        template <class Handler, class Endpoints>
+        void operator()(Handler&& handler, const Endpoints& endpoints) const {
+            basic_tcp_stream& s = *this->self;
+            if (!s.begin(reading | writing))
+                return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
+            net::async_connect(s.socket_, endpoints,
+                               wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+        }
+    };
+    struct initiate_iterator_connect : initiate_base {
+        template <class Handler, class Iterator>
+        void operator()(Handler&& handler, Iterator begin, Iterator end) const {
+            basic_tcp_stream& s = *this->self;
+            if (!s.begin(reading | writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
+            net::async_connect(s.socket_, begin, end,
+                               wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+        }
+    };
+
+    socket_type socket_;  // first: the wheel is found from its executor
+    Wheel* wheel_;
+    time_point expiry_ = time_point::max();     // for every operation started while it is set
+    time_point armed_at_ = time_point::max();   // what the node was last scheduled for
+    std::uint8_t pending_ = 0;                  // reading | writing: operations in flight
+    std::uint8_t timed_out_ = 0;                // of those, the ones the deadline closed
+    timer_node node_{call_member<&basic_tcp_stream::on_due>(this)};
+};
+
+/// The stream on std::chrono::steady_clock: the drop-in for boost::beast::tcp_stream.
+using tcp_stream = basic_tcp_stream<wheel_timer>;
+
+/// Closes the stream's socket: what boost::beast::close_socket() calls (found by
+/// argument-dependent lookup), as for Beast's stream.
+template <class Wheel>
+void beast_close_socket(basic_tcp_stream<Wheel>& stream) {
+    boost::system::error_code ignored;
+    stream.socket().close(ignored);
+}
+
+/// The WebSocket teardown of the connection (websocket::stream calls it by
+/// argument-dependent lookup): the socket's, as for Beast's stream. No deadline.
+template <class Wheel>
+void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, boost::system::error_code& ec) {
+    using boost::beast::websocket::teardown;
+    teardown(role, stream.socket(), ec);
+}
+
+/// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline.
+template <class Wheel, class TeardownHandler>
+void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, TeardownHandler&& handler) {
+    using boost::beast::websocket::async_teardown;
+    async_teardown(role, stream.socket(), std::forward<TeardownHandler>(handler));
+}
+
+}  // namespace idlewheel::beast
+
+// The socket sees the user's handler's executor, allocator and cancellation slot (every
+// associator), as Asio's own binders forward them.
+template <template <class, class> class Associator, class Stream, class Handler, class DefaultCandidate>
+struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_handler<Stream, Handler>, DefaultCandidate>
+    : Associator<Handler, DefaultCandidate> {
+    static typename Associator<Handler, DefaultCandidate>::type get(
+        const idlewheel::beast::detail::deadline_handler<Stream, Handler>& h) noexcept {
+        return Associator<Handler, DefaultCandidate>::get(h.handler());
+    }
+    static auto get(const idlewheel::beast::detail::deadline_handler<Stream, Handler>& h,
+                    const DefaultCandidate& c) noexcept -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler(), c)) {
+        return Associator<Handler, DefaultCandidate>::get(h.handler(), c);
+    }
+};
+
+#include <idlewheel/beast/impl/tcp_stream.hpp>
+
+#endif
