@@ -58,6 +58,10 @@
 //    in debug builds. Beast asks the same of its stream ("within the same implicit or
 //    explicit strand").
 //
+// websocket::stream keeps a steady_timer of its own for its own timeouts
+// (websocket::stream_base::timeout); leave them off and use idlewheel::beast::websocket_liveness
+// (or expires_after() on this stream) for a server without per-connection system timers.
+//
 // Composes as Beast's stream does: boost::beast::get_lowest_layer(s) is the stream itself
 // (it has no next_layer()); websocket::stream<tcp_stream> finds teardown / async_teardown,
 // and beast::close_socket() finds beast_close_socket(), by argument-dependent lookup here;
@@ -183,11 +187,15 @@ public:
     using wheel_type = Wheel;
     /// The clock of the wheel, whose time_point expires_at() takes.
     using clock_type = typename Wheel::clock_type;
+    /// The clock's time point: what expires_at() takes and expiry() returns.
     using time_point = typename Wheel::time_point;
+    /// The clock's duration: what expires_after() rounds any duration up to.
     using duration = typename Wheel::duration;
-    /// The protocol, the endpoint and the underlying socket (Beast's names).
+    /// The protocol (Beast's name).
     using protocol_type = net::ip::tcp;
+    /// The endpoint type (Beast's name).
     using endpoint_type = net::ip::tcp::endpoint;
+    /// The underlying socket: tcp::socket (Beast's name).
     using socket_type = net::basic_stream_socket<net::ip::tcp, net::any_io_executor>;
     /// The executor of the stream: its socket's. Handlers without an associated executor run
     /// on it.
@@ -222,6 +230,7 @@ public:
 
     /// Not copyable or movable: the wheel points at the node inside (see the top).
     basic_tcp_stream(const basic_tcp_stream&) = delete;
+    /// Not assignable either.
     basic_tcp_stream& operator=(const basic_tcp_stream&) = delete;
 
     /// Closes the socket (by destroying it) and takes the node out of the wheel in O(1): no
