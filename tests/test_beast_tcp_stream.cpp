@@ -346,18 +346,64 @@ BOOST_AUTO_TEST_CASE(connect_after_the_expiry_passed_times_out_and_in_time_succe
     ok.expires_after(1s);
     tcp::endpoint connected;
     std::vector<tcp::endpoint> endpoints{acceptor.local_endpoint()};
-    ok.async_connect(endpoints, [&](error_code ec, tcp::endpoint ep) {
-        ++calls;
-        got = ec;
-        connected = ep;
-    });
+    int asked = 0;
+    ok.async_connect(
+        endpoints,
+        [&](const error_code&, const tcp::endpoint&) {
+            ++asked;
+            return true;
+        },
+        [&](error_code ec, tcp::endpoint ep) {
+            ++calls;
+            got = ec;
+            connected = ep;
+        });
     tcp::socket accepted = acceptor.accept();
     settle(io);
     BOOST_TEST(calls == 2);
     BOOST_CHECK_MESSAGE(!got, got.message());
     BOOST_TEST(connected == acceptor.local_endpoint());
+    BOOST_TEST(asked == 1);
     ok.close();
     settle(io);
+}
+
+// A listener whose accept queue is full: Linux drops further SYNs, so a connect to it stays
+// pending (the client retries its SYN for minutes).
+struct full_listener {
+    tcp::acceptor acceptor;
+    std::vector<tcp::socket> queued;
+    explicit full_listener(net::io_context& io) : acceptor(io, tcp::v4()) {
+        acceptor.bind({net::ip::address_v4::loopback(), 0});
+        acceptor.listen(0);
+        for (int i = 0; i < 4; ++i) {  // asynchronous: those beyond the queue stay in progress
+            queued.emplace_back(io);
+            queued.back().async_connect(acceptor.local_endpoint(), [](error_code) {});
+        }
+    }
+};
+
+BOOST_AUTO_TEST_CASE(a_pending_connect_times_out_and_counts_as_read_and_write) {
+    full_listener full(io);
+    stream_type c(wheel, io);
+    int calls = 0;
+    error_code got;
+    std::int64_t at = -1;
+    c.expires_after(50ms);
+    std::vector<tcp::endpoint> endpoints{full.acceptor.local_endpoint()};
+    c.async_connect(endpoints, [&](error_code ec, const tcp::endpoint&) {
+        ++calls;
+        got = ec;
+        at = ms_since(t0);
+    });
+    advance_and_poll(io, 49ms);
+    BOOST_TEST_REQUIRE(calls == 0);  // pending: the listener's queue is full
+    advance_and_poll(io, 1ms);
+    settle(io);
+    BOOST_TEST(calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(got), got.message());
+    BOOST_TEST(at == 50);
+    BOOST_TEST(!c.socket().is_open());
 }
 
 BOOST_AUTO_TEST_CASE(cancel_and_close_complete_with_operation_aborted) {

@@ -64,6 +64,9 @@ static_assert(!std::is_move_constructible_v<stream>, "not movable: the wheel poi
     std::vector<tcp::endpoint> endpoints;
     s.async_connect(endpoints, [](error_code, tcp::endpoint) {});
     s.async_connect(endpoints.begin(), endpoints.end(), [](error_code, std::vector<tcp::endpoint>::iterator) {});
+    const auto any = [](const error_code&, const tcp::endpoint&) { return true; };
+    s.async_connect(endpoints, any, [](error_code, tcp::endpoint) {});
+    s.async_connect(endpoints.begin(), endpoints.end(), any, [](error_code, std::vector<tcp::endpoint>::iterator) {});
     s.expires_after(std::chrono::duration<long long, std::ratio<1, 3>>(1));
     s.expires_at(idlewheel::wheel_timer::time_point::max());
     s.expires_never();

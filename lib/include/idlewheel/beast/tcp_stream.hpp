@@ -49,7 +49,7 @@
 //    assert that not both are pending). So read and write always share one expiry.
 //  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
 //    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
-//  - no rate policy; no rebind_executor; async_connect without a connect condition.
+//  - no rate policy; no rebind_executor.
 //  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
 //  - additions: wheel() and expiry().
 //  - the wheel must outlive the stream's use of it; every call, and every completion handler
@@ -362,6 +362,24 @@ public:
             initiate_iterator_connect{this}, token, begin, end);
     }
 
+    /// As the endpoint-sequence form, trying only the endpoints for which
+    /// `connect_condition(error_code, endpoint_type)` returns true (net::async_connect's rule).
+    template <class EndpointSequence, class ConnectCondition, class RangeConnectToken,
+              std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
+    auto async_connect(const EndpointSequence& endpoints, ConnectCondition connect_condition,
+                       RangeConnectToken&& token) {
+        return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
+            initiate_range_connect{this}, token, endpoints, std::move(connect_condition));
+    }
+
+    /// As the iterator form, with a connect condition (above).
+    template <class Iterator, class ConnectCondition, class IteratorConnectToken,
+              std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
+    auto async_connect(Iterator begin, Iterator end, ConnectCondition connect_condition, IteratorConnectToken&& token) {
+        return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
+            initiate_iterator_connect{this}, token, begin, end, std::move(connect_condition));
+    }
+
     /// Reads some data (socket::async_read_some) under the current expiry. Completion:
     /// void(error_code, std::size_t bytes): beast::error::timeout if the expiry passed while
     /// it was pending (the socket is then closed; bytes is what the socket reported) or had
@@ -443,22 +461,29 @@ private:
             s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }
     };
+    // Connects with net::async_connect, which stops at a socket the deadline closed.
+    struct always {
+        template <class Endpoint>
+        bool operator()(const boost::system::error_code&, const Endpoint&) const noexcept {
+            return true;
+        }
+    };
     struct initiate_range_connect : initiate_base {
-        template <class Handler, class Endpoints>
-        void operator()(Handler&& handler, const Endpoints& endpoints) const {
+        template <class Handler, class Endpoints, class Condition = always>
+        void operator()(Handler&& handler, const Endpoints& endpoints, Condition condition = {}) const {
             basic_tcp_stream& s = *this->self;
             if (!s.begin(reading | writing))
                 return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
-            net::async_connect(s.socket_, endpoints,
+            net::async_connect(s.socket_, endpoints, std::move(condition),
                                wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }
     };
     struct initiate_iterator_connect : initiate_base {
-        template <class Handler, class Iterator>
-        void operator()(Handler&& handler, Iterator begin, Iterator end) const {
+        template <class Handler, class Iterator, class Condition = always>
+        void operator()(Handler&& handler, Iterator begin, Iterator end, Condition condition = {}) const {
             basic_tcp_stream& s = *this->self;
             if (!s.begin(reading | writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
-            net::async_connect(s.socket_, begin, end,
+            net::async_connect(s.socket_, begin, end, std::move(condition),
                                wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }
     };
