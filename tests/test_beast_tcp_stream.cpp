@@ -529,11 +529,12 @@ BOOST_AUTO_TEST_CASE(the_handlers_executor_allocator_and_cancellation_slot_are_h
     s().async_read_some(
         net::buffer(in),
         net::bind_cancellation_slot(
-            signal.slot(),
-            net::bind_executor(strand, net::bind_allocator(counting_allocator<char>(&allocations), [&](error_code ec, std::size_t n) {
-                                   on_strand = strand.running_in_this_thread();
-                                   record(r)(ec, n);
-                               }))));
+            signal.slot(), net::bind_executor(strand, net::bind_allocator(counting_allocator<char>(&allocations),
+                                                                          [&](error_code ec, std::size_t n) {
+                                                                              on_strand =
+                                                                                  strand.running_in_this_thread();
+                                                                              record(r)(ec, n);
+                                                                          }))));
     BOOST_TEST(allocations >= 1);  // the socket's operation was allocated through it
     signal.emit(net::cancellation_type::terminal);
     settle(io);
@@ -599,6 +600,8 @@ BOOST_AUTO_TEST_CASE(a_stream_finds_its_shards_wheel_in_a_pool) {
     }
     BOOST_CHECK_THROW(idlewheel::beast::tcp_stream{net::make_strand(io)}, std::logic_error);
     BOOST_CHECK_THROW(idlewheel::beast::tcp_stream{io}, std::logic_error);
+    net::io_context other;
+    BOOST_CHECK_THROW(idlewheel::beast::use_wheel_pool(other, pool), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,7 +708,8 @@ BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request,
         [&]() -> net::awaitable<void> {
             tcp::socket client(io);
             co_await client.async_connect(acceptor.local_endpoint(), as_result);
-            const std::string request = "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+            const std::string request =
+                "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
             net::steady_timer pause(io);
             for (char c : request) {  // a byte every 40 ms: about 3 s for the whole request
                 auto [wec, n] = co_await net::async_write(client, net::buffer(&c, 1), as_result);
@@ -719,9 +723,9 @@ BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request,
         rethrow);
     BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
     BOOST_CHECK_MESSAGE(is_timeout(server_ec), server_ec.message());
-    BOOST_TEST(ms(took) >= ms(limit));                 // never early
-    BOOST_TEST(ms(took) < ms(limit + 2s));             // a generous bound for a busy machine
-    BOOST_TEST(sent >= 3U);                            // bytes did arrive, and did not extend it
+    BOOST_TEST(ms(took) >= ms(limit));      // never early
+    BOOST_TEST(ms(took) < ms(limit + 2s));  // a generous bound for a busy machine
+    BOOST_TEST(sent >= 3U);                 // bytes did arrive, and did not extend it
 }
 
 // A throwaway self-signed certificate and key, made in memory for one test run.

@@ -169,8 +169,11 @@ void use_wheel(net::execution_context& context, Wheel& wheel) {
 /// the shard whose strand its executor is, so build each connection on
 /// `pool.next().get_executor()`. Call it once at set-up, before the threads run; it takes
 /// precedence over use_wheel() on the same context. `pool` must outlive the streams' use.
+/// @throws std::invalid_argument if `pool` is not on `io`.
 template <class Clock>
 void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
+    if (&net::query(pool[0].get_executor(), net::execution::context) != &io)  // a pool has a shard at least
+        throw std::invalid_argument("idlewheel::beast::use_wheel_pool: the pool is not on this io_context");
     net::use_service<detail::wheel_service<typename basic_wheel_pool<Clock>::wheel_type>>(io).pool = &pool;
 }
 
@@ -337,14 +340,14 @@ public:
     /// @throws system_error as the wheel's schedule (error::stopped, error::too_many_pending)
     /// if the deadline cannot enter the wheel; then nothing was started.
     template <class ConnectToken = net::default_completion_token_t<executor_type>>
-    auto async_connect(const endpoint_type& ep, ConnectToken&& token = net::default_completion_token_t<executor_type>()) {
+    auto async_connect(const endpoint_type& ep,
+                       ConnectToken&& token = net::default_completion_token_t<executor_type>()) {
         return net::async_initiate<ConnectToken, void(boost::system::error_code)>(initiate_connect{this}, token, ep);
     }
 
     /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), under
     /// the current expiry, as the other form. Completion: void(error_code, endpoint_type).
-    template <class EndpointSequence,
-              class RangeConnectToken = net::default_completion_token_t<executor_type>,
+    template <class EndpointSequence, class RangeConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints,
                        RangeConnectToken&& token = net::default_completion_token_t<executor_type>()) {
@@ -391,8 +394,8 @@ public:
     template <class MutableBufferSequence, class ReadToken = net::default_completion_token_t<executor_type>>
     auto async_read_some(const MutableBufferSequence& buffers,
                          ReadToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(initiate_read{this},
-                                                                                           token, buffers);
+        return net::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(initiate_read{this}, token,
+                                                                                            buffers);
     }
 
     /// Writes some data (socket::async_write_some) under the current expiry; as
@@ -401,7 +404,7 @@ public:
     auto async_write_some(const ConstBufferSequence& buffers,
                           WriteToken&& token = net::default_completion_token_t<executor_type>()) {
         return net::async_initiate<WriteToken, void(boost::system::error_code, std::size_t)>(initiate_write{this},
-                                                                                            token, buffers);
+                                                                                             token, buffers);
     }
 
 private:
@@ -428,8 +431,8 @@ private:
     template <class Handler, class... More>
     void complete_timed_out(Handler&& handler, More... more) {
         net::post(socket_.get_executor(),
-                  net::append(std::forward<Handler>(handler),
-                              boost::system::error_code(boost::beast::error::timeout), more...));
+                  net::append(std::forward<Handler>(handler), boost::system::error_code(boost::beast::error::timeout),
+                              more...));
     }
 
     struct initiate_base {
@@ -490,10 +493,10 @@ private:
 
     socket_type socket_;  // first: the wheel is found from its executor
     Wheel* wheel_;
-    time_point expiry_ = time_point::max();     // for every operation started while it is set
-    time_point armed_at_ = time_point::max();   // what the node was last scheduled for
-    std::uint8_t pending_ = 0;                  // reading | writing: operations in flight
-    std::uint8_t timed_out_ = 0;                // of those, the ones the deadline closed
+    time_point expiry_ = time_point::max();    // for every operation started while it is set
+    time_point armed_at_ = time_point::max();  // what the node was last scheduled for
+    std::uint8_t pending_ = 0;                 // reading | writing: operations in flight
+    std::uint8_t timed_out_ = 0;               // of those, the ones the deadline closed
     timer_node node_{call_member<&basic_tcp_stream::on_due>(this)};
 };
 
@@ -528,14 +531,15 @@ void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& strea
 // The socket sees the user's handler's executor, allocator and cancellation slot (every
 // associator), as Asio's own binders forward them.
 template <template <class, class> class Associator, class Stream, class Handler, class DefaultCandidate>
-struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_handler<Stream, Handler>, DefaultCandidate>
-    : Associator<Handler, DefaultCandidate> {
+struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_handler<Stream, Handler>,
+                               DefaultCandidate> : Associator<Handler, DefaultCandidate> {
     static typename Associator<Handler, DefaultCandidate>::type get(
         const idlewheel::beast::detail::deadline_handler<Stream, Handler>& h) noexcept {
         return Associator<Handler, DefaultCandidate>::get(h.handler());
     }
     static auto get(const idlewheel::beast::detail::deadline_handler<Stream, Handler>& h,
-                    const DefaultCandidate& c) noexcept -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler(), c)) {
+                    const DefaultCandidate& c) noexcept
+        -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler(), c)) {
         return Associator<Handler, DefaultCandidate>::get(h.handler(), c);
     }
 };
