@@ -2,9 +2,11 @@
 //
 // idlewheel::beast::tcp_stream against Beast's timeout contract (boost/beast/core/basic_stream.hpp):
 //  - on idlewheel::manual_clock (exact time, no sleeping) over real loopback sockets: when a
-//    read, write or connect times out (never before its expiry, at most one tick after), what
-//    re-arming, expires_never, close and cancel do, odd durations, associated characteristics,
-//    and how a stream finds its wheel;
+//    read, write or connect times out (never before its expiry, at most one tick after), the
+//    per-direction expiries (a pending operation keeps its deadline, an expiry is kept across
+//    operations), the HTTP pattern moving nothing in the wheel, expires_never, close and
+//    cancel, odd durations, associated characteristics, and how a stream finds its wheel;
+//  - misuse in a child process: expires_*() with both directions pending asserts;
 //  - on the steady clock, the compositions a Beast server uses: websocket::stream, http::async_read
 //    with a client trickling its request, ssl_stream (a throwaway self-signed certificate made
 //    here with OpenSSL's C API), WebSocket over TLS, and a wheel_pool run by two threads.
@@ -33,10 +35,15 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -233,42 +240,136 @@ BOOST_AUTO_TEST_CASE(a_read_and_a_write_pending_together_both_time_out) {
     BOOST_CHECK_MESSAGE(is_timeout(wr.ec), wr.ec.message());
 }
 
-BOOST_AUTO_TEST_CASE(re_arming_while_pending_moves_nothing_until_due_and_fires_at_the_last_expiry) {
-    outcome r;
+BOOST_AUTO_TEST_CASE(the_http_pattern_moves_nothing_in_the_wheel_and_the_last_read_times_out_at_its_expiry) {
+    // expires_after(100ms) before every read, a read each millisecond: after the first read put
+    // the node in the wheel (due at 100 ms), each later deadline is a compare and a store.
     s().expires_after(100ms);
-    read(r);
+    outcome first;
+    read(first);
     const auto before = wheel.stats();
     BOOST_TEST(wheel.pending() == 1U);
-    for (int i = 0; i < 50; ++i) {  // 50 re-arms, 1 ms apart: the last expiry is 150 ms
+    net::write(peer, net::buffer("r", 1));
+    settle(io);
+    BOOST_TEST(first.calls == 1);
+    BOOST_TEST(!first.ec);
+    for (int i = 1; i <= 50; ++i) {
         advance_and_poll(io, 1ms);
         s().expires_after(100ms);
+        outcome r;
+        read(r);
+        if (i < 50) {
+            net::write(peer, net::buffer("r", 1));
+            settle(io);
+            BOOST_TEST_REQUIRE(r.calls == 1);
+            BOOST_TEST_REQUIRE(!r.ec);
+            continue;
+        }
+        // The last read stays pending, deadline 150 ms.
+        const auto during = wheel.stats();
+        BOOST_TEST(during.scheduled == before.scheduled);  // a store each: the node did not move
+        BOOST_TEST(during.rescheduled == before.rescheduled);
+        advance_and_poll(io, 99ms);  // 149 ms: the node came due at 100 and re-armed once
+        BOOST_TEST(r.calls == 0);
+        BOOST_TEST(wheel.stats().scheduled == before.scheduled + 1U);
+        advance_and_poll(io, 1ms);
+        settle(io);
+        BOOST_TEST(r.calls == 1);
+        BOOST_CHECK_MESSAGE(is_timeout(r.ec), r.ec.message());
+        BOOST_TEST(r.at_ms == 150);
     }
-    const auto during = wheel.stats();
-    BOOST_TEST(during.scheduled == before.scheduled);  // a store each: the node did not move
-    BOOST_TEST(during.rescheduled == before.rescheduled);
-    advance_and_poll(io, 99ms);  // 149 ms: the node came due at 100 and re-armed once
-    BOOST_TEST(r.calls == 0);
-    BOOST_TEST(wheel.stats().scheduled == before.scheduled + 1U);
-    advance_and_poll(io, 1ms);
-    settle(io);
-    BOOST_TEST(r.calls == 1);
-    BOOST_CHECK_MESSAGE(is_timeout(r.ec), r.ec.message());
-    BOOST_TEST(r.at_ms == 150);
 }
 
-BOOST_AUTO_TEST_CASE(an_earlier_expiry_while_pending_moves_the_node) {
-    outcome r;
-    s().expires_after(1s);
-    read(r);
-    advance_and_poll(io, 10ms);
-    s().expires_after(20ms);  // 30 ms
-    advance_and_poll(io, 19ms);
-    BOOST_TEST(r.calls == 0);
+BOOST_AUTO_TEST_CASE(a_pending_read_keeps_its_deadline_when_the_expiry_is_set_later_for_a_write) {
+    outcome rr, wr;
+    s().expires_after(100ms);
+    read(rr);
+    BOOST_TEST(ms(s().read_expiry() - t0) == 100);
+    s().expires_after(1h);  // for the write: the pending read keeps 100 ms (Beast's rule)
+    BOOST_TEST(ms(s().read_expiry() - t0) == 100);
+    BOOST_TEST(ms(s().write_expiry() - t0) == ms(1h));
+    fill_window();
+    std::vector<char> big(1 << 20, 'y');
+    s().async_write_some(net::buffer(big), record(wr));
+    advance_and_poll(io, 99ms);
+    BOOST_TEST(rr.calls + wr.calls == 0);
     advance_and_poll(io, 1ms);
     settle(io);
-    BOOST_TEST(r.calls == 1);
-    BOOST_CHECK_MESSAGE(is_timeout(r.ec), r.ec.message());
-    BOOST_TEST(r.at_ms == 30);
+    BOOST_TEST(rr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(rr.ec), rr.ec.message());
+    BOOST_TEST(rr.at_ms == 100);
+    // The read's timeout closed the socket: the write ends too, with what the socket says (its
+    // own deadline, an hour away, did not pass), as Beast's write does.
+    BOOST_TEST(wr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_aborted(wr.ec), wr.ec.message());
+    BOOST_TEST(!s().socket().is_open());
+}
+
+BOOST_AUTO_TEST_CASE(a_write_deadline_does_not_time_out_a_read_pending_without_one) {
+    // A WebSocket session's pattern: a read always pending with no deadline (expires_never()
+    // after the handshake), expires_after() before a write.
+    outcome rr, wr;
+    s().expires_never();
+    read(rr);
+    advance_and_poll(io, 10ms);
+    s().expires_after(40ms);  // 50 ms, for the write only
+    BOOST_TEST((s().read_expiry() == manual_clock::time_point::max()));
+    BOOST_TEST(ms(s().write_expiry() - t0) == 50);
+    fill_window();
+    std::vector<char> big(1 << 20, 'y');
+    s().async_write_some(net::buffer(big), record(wr));
+    advance_and_poll(io, 39ms);
+    BOOST_TEST(rr.calls + wr.calls == 0);
+    advance_and_poll(io, 1ms);
+    settle(io);
+    BOOST_TEST(wr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(wr.ec), wr.ec.message());
+    BOOST_TEST(wr.at_ms == 50);
+    BOOST_TEST(rr.calls == 1);  // the socket was closed under it: aborted, not timed out (as Beast)
+    BOOST_CHECK_MESSAGE(is_aborted(rr.ec), rr.ec.message());
+    BOOST_TEST(rr.at_ms == 50);
+}
+
+BOOST_AUTO_TEST_CASE(a_read_without_a_deadline_outlives_writes_that_complete_in_time) {
+    outcome rr;
+    s().expires_never();
+    read(rr);
+    for (int i = 0; i < 3; ++i) {
+        s().expires_after(20ms);
+        outcome wr;
+        s().async_write_some(net::buffer("w", 1), record(wr));
+        settle(io);
+        BOOST_TEST_REQUIRE(wr.calls == 1);
+        BOOST_TEST(!wr.ec);
+        advance_and_poll(io, 30ms);  // past the write's deadline: nothing is timed any more
+    }
+    BOOST_TEST(rr.calls == 0);
+    BOOST_TEST(s().socket().is_open());
+    net::write(peer, net::buffer("z", 1));
+    settle(io);
+    BOOST_TEST(rr.calls == 1);
+    BOOST_TEST(!rr.ec);
+}
+
+BOOST_AUTO_TEST_CASE(an_earlier_deadline_for_the_other_direction_moves_the_node) {
+    outcome rr, wr;
+    s().expires_after(1s);
+    read(rr);
+    advance_and_poll(io, 10ms);
+    s().expires_after(20ms);  // 30 ms, for the write
+    fill_window();
+    const auto before = wheel.stats();
+    std::vector<char> big(1 << 20, 'y');
+    s().async_write_some(net::buffer(big), record(wr));
+    BOOST_TEST(wheel.stats().rescheduled == before.rescheduled + 1U);  // moved from 1 s to 30 ms
+    advance_and_poll(io, 19ms);
+    BOOST_TEST(rr.calls + wr.calls == 0);
+    advance_and_poll(io, 1ms);
+    settle(io);
+    BOOST_TEST(wr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(wr.ec), wr.ec.message());
+    BOOST_TEST(wr.at_ms == 30);
+    BOOST_TEST(rr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_aborted(rr.ec), rr.ec.message());
 }
 
 BOOST_AUTO_TEST_CASE(bytes_arriving_do_not_extend_the_expiry_and_it_applies_to_the_next_read) {
@@ -281,7 +382,8 @@ BOOST_AUTO_TEST_CASE(bytes_arriving_do_not_extend_the_expiry_and_it_applies_to_t
     BOOST_TEST(first.calls == 1);
     BOOST_TEST(!first.ec);
     BOOST_TEST(first.bytes == 3U);
-    read(second);  // the same expiry: 50 ms from the start
+    BOOST_TEST(ms(s().read_expiry() - t0) == 50);  // kept after the read completed
+    read(second);                                  // no expires_*(): the same absolute deadline, 50 ms from the start
     advance_and_poll(io, 29ms);
     BOOST_TEST(second.calls == 0);
     advance_and_poll(io, 1ms);
@@ -291,14 +393,30 @@ BOOST_AUTO_TEST_CASE(bytes_arriving_do_not_extend_the_expiry_and_it_applies_to_t
     BOOST_TEST(second.at_ms == 50);
 }
 
-BOOST_AUTO_TEST_CASE(expires_never_while_pending_cancels_the_deadline) {
+BOOST_AUTO_TEST_CASE(expires_never_while_a_read_is_pending_leaves_its_deadline) {
     outcome r;
     s().expires_after(30ms);
     read(r);
     advance_and_poll(io, 10ms);
+    s().expires_never();  // the write's expiry only
+    BOOST_TEST(ms(s().read_expiry() - t0) == 30);
+    BOOST_TEST((s().write_expiry() == manual_clock::time_point::max()));
+    advance_and_poll(io, 19ms);
+    BOOST_TEST(r.calls == 0);
+    advance_and_poll(io, 1ms);
+    settle(io);
+    BOOST_TEST(r.calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(r.ec), r.ec.message());
+    BOOST_TEST(r.at_ms == 30);
+}
+
+BOOST_AUTO_TEST_CASE(expires_never_before_a_read_means_no_deadline) {
+    outcome r;
+    s().expires_after(30ms);
     s().expires_never();
+    read(r);
     BOOST_TEST(wheel.pending() == 0U);
-    advance_and_poll(io, 200ms);
+    advance_and_poll(io, 200ms, 10ms);
     BOOST_TEST(r.calls == 0);
     BOOST_TEST(s().socket().is_open());
     net::write(peer, net::buffer("z", 1));
@@ -474,17 +592,22 @@ BOOST_AUTO_TEST_CASE(odd_and_extreme_durations) {
 }
 
 BOOST_AUTO_TEST_CASE(never_expiring_durations) {
-    outcome r;
-    read(r);
     for (int i = 0; i < 3; ++i) {
         if (i == 0) s().expires_after(std::chrono::hours::max());
         if (i == 1) s().expires_after(std::chrono::duration<double>(std::numeric_limits<double>::infinity()));
         if (i == 2) s().expires_at(manual_clock::time_point::max());
-        BOOST_TEST((s().expiry() == manual_clock::time_point::max()));
+        BOOST_TEST((s().read_expiry() == manual_clock::time_point::max()));
+        BOOST_TEST((s().write_expiry() == manual_clock::time_point::max()));
+        outcome r;
+        read(r);
         BOOST_TEST(wheel.pending() == 0U);
         manual_clock::advance(24h * 365);
         settle(io);
         BOOST_TEST(r.calls == 0);
+        s().cancel();
+        settle(io);
+        BOOST_TEST(r.calls == 1);
+        BOOST_CHECK_MESSAGE(is_aborted(r.ec), r.ec.message());
     }
 }
 
@@ -504,19 +627,24 @@ BOOST_AUTO_TEST_CASE(zero_negative_and_min_have_passed) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(a_pending_read_whose_expiry_is_set_to_the_past_times_out_at_the_next_tick) {
-    outcome r;
-    read(r);  // no expiry: nothing in the wheel
+BOOST_AUTO_TEST_CASE(an_expiry_in_the_past_set_while_a_read_is_pending_is_the_writes) {
+    outcome rr;
+    read(rr);  // no expiry: nothing in the wheel
     BOOST_TEST(wheel.pending() == 0U);
     advance_and_poll(io, 5ms);
-    s().expires_after(0ms);
-    BOOST_TEST(wheel.pending() == 1U);
-    advance_and_poll(io, 4ms);
-    BOOST_TEST(r.calls == 0);
-    advance_and_poll(io, 1ms);
+    s().expires_after(0ms);  // the write's; the read has no deadline
+    BOOST_TEST(wheel.pending() == 0U);
+    advance_and_poll(io, 100ms, 10ms);
+    BOOST_TEST(rr.calls == 0);
+    outcome wr;
+    s().async_write_some(net::buffer("w", 1), record(wr));  // its deadline has passed: closes the socket
+    BOOST_TEST(wr.calls == 0);
+    BOOST_TEST(!s().socket().is_open());
     settle(io);
-    BOOST_TEST(r.calls == 1);
-    BOOST_CHECK_MESSAGE(is_timeout(r.ec), r.ec.message());
+    BOOST_TEST(wr.calls == 1);
+    BOOST_CHECK_MESSAGE(is_timeout(wr.ec), wr.ec.message());
+    BOOST_TEST(rr.calls == 1);  // the read ends with the socket, aborted (as Beast's would)
+    BOOST_CHECK_MESSAGE(is_aborted(rr.ec), rr.ec.message());
 }
 
 BOOST_AUTO_TEST_CASE(the_handlers_executor_allocator_and_cancellation_slot_are_honoured) {
@@ -550,11 +678,33 @@ BOOST_AUTO_TEST_CASE(the_handlers_executor_allocator_and_cancellation_slot_are_h
     BOOST_TEST(!again.ec);
 }
 
+BOOST_AUTO_TEST_CASE(a_zero_length_read_while_one_is_pending_completes_posted_and_leaves_it_alone) {
+    // What ssl::stream does to complete an operation that needed no I/O (Beast's issue 2065).
+    outcome pending, empty;
+    s().expires_after(50ms);
+    read(pending);
+    s().async_read_some(net::buffer(in.data(), 0), record(empty));
+    BOOST_TEST(empty.calls == 0);  // never inside the initiating call
+    settle(io);
+    BOOST_TEST(empty.calls == 1);
+    BOOST_TEST(!empty.ec);
+    BOOST_TEST(empty.bytes == 0U);
+    BOOST_TEST(pending.calls == 0);
+    advance_and_poll(io, 49ms);
+    BOOST_TEST(pending.calls == 0);
+    advance_and_poll(io, 1ms);
+    settle(io);
+    BOOST_TEST(pending.calls == 1);  // still pending, with its deadline
+    BOOST_CHECK_MESSAGE(is_timeout(pending.ec), pending.ec.message());
+    BOOST_TEST(pending.at_ms == 50);
+}
+
 BOOST_AUTO_TEST_CASE(release_socket_hands_the_connection_over_without_its_deadline) {
     s().expires_after(20ms);
     tcp::socket sock = s().release_socket();
     BOOST_TEST(sock.is_open());
-    BOOST_TEST((s().expiry() == manual_clock::time_point::max()));
+    BOOST_TEST((s().read_expiry() == manual_clock::time_point::max()));
+    BOOST_TEST((s().write_expiry() == manual_clock::time_point::max()));
     stream_type next(wheel, std::move(sock));
     outcome r;
     next.async_read_some(net::buffer(in), record(r));
@@ -566,6 +716,69 @@ BOOST_AUTO_TEST_CASE(release_socket_hands_the_connection_over_without_its_deadli
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// ---------------------------------------------------------------------------------------------
+// Misuse, in a child process (as test_executor_check does)
+
+struct child_outcome {
+    bool aborted = false;
+    int exit_code = -1;
+    std::string err;
+};
+
+// Runs `f` in a child process with stderr captured; the child exits 0 if `f` returns.
+template <class F>
+child_outcome in_child(F f) {
+    int fds[2];
+    BOOST_REQUIRE(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    BOOST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        ::dup2(fds[1], STDERR_FILENO);
+        const rlimit no_core{0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        // Boost.Test's handlers would catch the abort and go on with the next test case.
+        for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
+        f();
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    child_outcome o;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) o.err.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    o.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return o;
+}
+
+#if !defined(NDEBUG)
+BOOST_AUTO_TEST_CASE(expires_after_while_a_read_and_a_write_are_pending_asserts) {
+    // Beast's precondition (its BOOST_ASSERT in impl_type::reset()): here a connect, which is
+    // both, to a listener whose accept queue is full (it stays pending).
+    const child_outcome o = in_child([] {
+        net::io_context io;
+        idlewheel::wheel_timer wheel(io);
+        tcp::acceptor full(io, tcp::v4());
+        full.bind({net::ip::address_v4::loopback(), 0});
+        full.listen(0);
+        std::vector<tcp::socket> queued;
+        for (int i = 0; i < 4; ++i) {
+            queued.emplace_back(io);
+            queued.back().async_connect(full.local_endpoint(), [](error_code) {});
+        }
+        idlewheel::beast::tcp_stream c(wheel, io);
+        c.async_connect(full.local_endpoint(), [](error_code) {});
+        c.expires_after(1s);
+    });
+    BOOST_TEST(o.aborted, "did not abort (exit " << o.exit_code << "): " << o.err);
+    BOOST_TEST(o.err.find("expires_*() while a read and a write (or a connect) are both pending") != std::string::npos,
+               o.err);
+}
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // How a stream finds its wheel

@@ -70,6 +70,7 @@ static_assert(!std::is_move_constructible_v<stream>, "not movable: the wheel poi
     s.expires_after(std::chrono::duration<long long, std::ratio<1, 3>>(1));
     s.expires_at(idlewheel::wheel_timer::time_point::max());
     s.expires_never();
+    [[maybe_unused]] const idlewheel::wheel_timer::time_point r = s.read_expiry(), w = s.write_expiry();
     beast::close_socket(s);
 
     idlewheel::basic_wheel_timer<idlewheel::manual_clock> manual(ioc);

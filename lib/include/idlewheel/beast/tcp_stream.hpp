@@ -20,21 +20,37 @@
 // net::make_strand(ioc): the stream then finds its shard's wheel from its executor. Or pass
 // the wheel to the constructor.
 //
-// Timeout rules (Beast's, boost/beast/core/basic_stream.hpp): expires_after() / expires_at()
-// set one expiry that applies to every read, write and connect started while it is set, until
-// it is set again: bytes arriving never extend it. When it passes while an operation is
-// pending, the socket is closed and the pending operations complete with
-// boost::beast::error::timeout; an operation started after it passed closes the socket and
-// completes with error::timeout at once (as if by post, never inside the initiating call).
-// Precision is the wheel's: never before the expiry, at most one tick (plus the io_context's
+// Timeout rules (Beast's, boost/beast/core/basic_stream.hpp and impl/basic_stream.hpp):
+//  - two expiries, one per direction (read, write). expires_after() / expires_at() /
+//    expires_never() set the expiry of each direction that has NO operation pending; a
+//    direction with one pending keeps the expiry its operation started with. Calling them
+//    while a read and a write (or a connect) are both pending is a precondition violation: an
+//    assert, as Beast's BOOST_ASSERT (with NDEBUG nothing changes then).
+//  - an operation (async_read_some: the read expiry; async_write_some: the write expiry;
+//    async_connect: the write expiry, and it counts as a pending read and write) has the
+//    deadline its direction's expiry had when it started; `never` is no deadline. Bytes
+//    arriving never extend it. After it completes, the expiry stays: the next operation of
+//    that direction started without a new expires_*() has the same absolute deadline.
+//  - when a pending operation's deadline passes, the socket is closed (every pending operation
+//    ends) and the operations whose deadline passed complete with boost::beast::error::timeout,
+//    even one whose success was already queued in the same turn of the io_context; a pending
+//    operation of the other direction whose own deadline has not passed completes with what
+//    the socket reports (net::error::operation_aborted), as with Beast, whose timeout handler
+//    closes the whole socket and flags only its own direction.
+//  - an operation started after its deadline passed closes the socket and completes with
+//    error::timeout at once (as if by post, never inside the initiating call).
+// Precision is the wheel's: never before the deadline, at most one tick (plus the io_context's
 // scheduling delay) after it.
 //
-// Cost: the stream holds its socket, the expiry, two flag bytes and one timer_node (no
-// steady_timer, nothing allocated). expires_*() with no operation pending is a store; with
-// one pending, a later expiry is a store too: the node stays where it is, and when it comes
-// due it re-arms for the remainder (the lazy re-arm of session_liveness); only an earlier one
-// moves the node. Starting an operation reads the clock (as Beast does) and puts the node in
-// the wheel if it is not there already, due no later than the expiry.
+// Cost: the stream holds its socket, the two expiries, four small fields and one timer_node
+// (no steady_timer, nothing allocated). expires_*() is a store per direction, always. Starting
+// an operation with a deadline reads the clock (as Beast does) and makes sure the node is due
+// no later than that deadline: a node already due at or before it is left where it is (when
+// it comes due it re-arms for the remainder: the lazy re-arm of session_liveness), so a later
+// deadline is a compare and a store (the HTTP pattern, expires_after(30s) before every read,
+// moves nothing in the wheel); only an earlier one moves the node (O(1)). With no operation
+// pending nothing needs to be in the wheel: a node left armed that comes due with no deadline
+// to serve does not re-arm.
 //
 // Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
 //  - not movable (the wheel points at the node inside it); Beast's is, because its state is
@@ -44,14 +60,12 @@
 //    operation's completion reads the stream); Beast's keeps its state alive for them. The
 //    usual owner, a session kept alive by its handlers, never does it. Destroying it with a
 //    deadline set and no operation pending is safe: the node leaves the wheel.
-//  - expires_after() / expires_at() / expires_never() also apply to operations already
-//    pending (they re-arm for them); Beast's leave a pending direction's timer alone (and
-//    assert that not both are pending). So read and write always share one expiry.
+//  - expires_*() while a read and a write are both pending: an assert, as Beast's.
 //  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
 //    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
 //  - no rate policy; no rebind_executor.
 //  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
-//  - additions: wheel() and expiry().
+//  - additions: wheel(), read_expiry() and write_expiry().
 //  - the wheel must outlive the stream's use of it; every call, and every completion handler
 //    of its operations, runs on the stream's executor, which is the wheel's (a shard's strand
 //    for a pool): the wheel's executor check (detail/executor_check.hpp) catches other calls
@@ -81,6 +95,7 @@
 #include <boost/asio/append.hpp>
 #include <boost/asio/associator.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution_context.hpp>
@@ -126,7 +141,7 @@ private:
 };
 
 // The handler a stream gives its socket: on completion it tells the stream (which clears the
-// operation's pending flag and turns the error into beast::error::timeout if the deadline
+// operation's pending flags and turns the error into beast::error::timeout if its deadline
 // fired), then calls the user's handler. Every associated characteristic (executor,
 // allocator, cancellation slot) is the user's handler's (the associator below).
 template <class Stream, class Handler>
@@ -190,7 +205,7 @@ public:
     using wheel_type = Wheel;
     /// The clock of the wheel, whose time_point expires_at() takes.
     using clock_type = typename Wheel::clock_type;
-    /// The clock's time point: what expires_at() takes and expiry() returns.
+    /// The clock's time point: what expires_at() takes and read_expiry() / write_expiry() return.
     using time_point = typename Wheel::time_point;
     /// The clock's duration: what expires_after() rounds any duration up to.
     using duration = typename Wheel::duration;
@@ -254,23 +269,34 @@ public:
     /// The wheel the deadlines are on (an addition to Beast's interface).
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
 
-    /// The expiry set by the last expires_*() call; time_point::max() for none (an addition).
-    [[nodiscard]] time_point expiry() const noexcept { return expiry_; }
+    /// The read expiry (an addition): the deadline of the pending read if one is pending (a
+    /// pending connect's is the write expiry), else the one the next async_read_some will
+    /// have; time_point::max() for none.
+    [[nodiscard]] time_point read_expiry() const noexcept { return read_expiry_; }
 
-    /// Moves the socket out (to give the connection to another stream), after setting the
-    /// expiry to never and taking the node out of the wheel. Operations still pending on the
-    /// socket complete as the socket's own would (never with error::timeout).
+    /// The write expiry (an addition): the deadline of the pending write or connect if one is
+    /// pending, else the one the next async_write_some or async_connect will have;
+    /// time_point::max() for none.
+    [[nodiscard]] time_point write_expiry() const noexcept { return write_expiry_; }
+
+    /// Moves the socket out (to give the connection to another stream), after setting both
+    /// expiries to never and taking the node out of the wheel. Operations still pending on the
+    /// socket have no deadline any more; they complete as the socket's own would (with
+    /// error::timeout only if their deadline had already fired) and still call into this
+    /// stream: it must outlive them.
     socket_type release_socket() {
-        expires_never();
+        read_expiry_ = write_expiry_ = time_point::max();
+        timed_ = 0;
+        node_.cancel();
         return std::move(socket_);
     }
 
-    /// Sets the expiry to `d` from now (rounded up; hours::max(), or anything past the
-    /// clock's range, is never; zero and negative have passed) for the operations started
-    /// from now on, and for those pending (they re-arm for it; a difference from Beast).
-    /// With nothing pending, a store; with an operation pending, a store unless the new
-    /// expiry is earlier than the node's (then an O(1) move in the wheel). Reads the clock.
-    /// @throws system_error error::stopped if the wheel was stopped and the node must move.
+    /// Sets the expiry of each direction (read, write) that has no operation pending to `d`
+    /// from now (rounded up; hours::max(), or anything past the clock's range, is never; zero
+    /// and negative have passed), for the operations of that direction started from now on; a
+    /// pending operation keeps its deadline (Beast's rule). Precondition: not both a read and
+    /// a write (or a connect) pending (an assert). Reads the clock, then a store per direction:
+    /// the wheel is not touched.
     template <class Rep, class Period>
     void expires_after(std::chrono::duration<Rep, Period> d) {
         const time_point now = clock_type::now();
@@ -278,22 +304,25 @@ public:
         expires_at(time_point(idlewheel::detail::saturating_add(now.time_since_epoch(), delay)));
     }
 
-    /// Sets the expiry to `t` (time_point::max(): never; a time that has passed: the next
-    /// operation, or the pending ones, time out at once), as expires_after().
-    void expires_at(time_point t) {
-        expiry_ = t;
-        if (pending_ != 0) arm(t, /*rearm=*/true);
+    /// Sets the expiry of each direction with no operation pending to `t` (time_point::max():
+    /// never; a time that has passed: the next operation of that direction times out at once),
+    /// as expires_after(). Precondition: not both directions pending (an assert).
+    void expires_at(time_point t) noexcept {
+        // As Beast's impl_type::reset(): with a read and a write (or a connect) pending there is
+        // no direction left to apply the expiry to.
+        assert(pending_ != (reading | writing) &&
+               "idlewheel::beast::tcp_stream: expires_*() while a read and a write (or a connect) are both pending");
+        if ((pending_ & reading) == 0) read_expiry_ = t;
+        if ((pending_ & writing) == 0) write_expiry_ = t;
     }
 
-    /// No expiry: operations started from now on, and those pending, never time out. Takes
-    /// the node out of the wheel (O(1)).
-    void expires_never() noexcept {
-        expiry_ = time_point::max();
-        node_.cancel();
-    }
+    /// No expiry for each direction with no operation pending: its operations started from now
+    /// on have no deadline; a pending one keeps its deadline (Beast's rule). A store per
+    /// direction. Precondition: not both directions pending (an assert).
+    void expires_never() noexcept { expires_at(time_point::max()); }
 
     /// Cancels the pending operations: they complete with net::error::operation_aborted
-    /// (unless the deadline fired first: then error::timeout). The expiry stays set for the
+    /// (unless their deadline fired first: then error::timeout). The expiries stay set for the
     /// next operations; the node leaves the wheel until one starts.
     void cancel() {
         node_.cancel();
@@ -302,7 +331,7 @@ public:
     }
 
     /// Closes the socket: pending operations complete with net::error::operation_aborted
-    /// (unless the deadline fired first). The expiry stays set; the node leaves the wheel.
+    /// (unless their deadline fired first). The expiries stay set; the node leaves the wheel.
     void close() {
         node_.cancel();
         close_socket();
@@ -330,10 +359,10 @@ public:
         return socket_.write_some(buffers, ec);
     }
 
-    /// Connects to `ep` (socket::async_connect) under the current expiry; counts as both a
-    /// read and a write (as Beast's). Completion: void(error_code): success,
-    /// beast::error::timeout if the expiry passed (the socket is then closed), or the
-    /// socket's error. The handler is called exactly once, never inside this call, on its
+    /// Connects to `ep` (socket::async_connect) with the write expiry as its deadline; counts
+    /// as both a read and a write (as Beast's, whose connect waits on its write timer).
+    /// Completion: void(error_code): success, beast::error::timeout if the deadline passed
+    /// (the socket is then closed), or the socket's error. The handler is called exactly once, never inside this call, on its
     /// associated executor (default: the stream's), with its associated allocator;
     /// per-operation cancellation is the socket's (the handler's cancellation slot is
     /// forwarded to it). No other operation may be pending.
@@ -345,8 +374,8 @@ public:
         return net::async_initiate<ConnectToken, void(boost::system::error_code)>(initiate_connect{this}, token, ep);
     }
 
-    /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), under
-    /// the current expiry, as the other form. Completion: void(error_code, endpoint_type).
+    /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), with
+    /// the write expiry as its deadline, as the other form. Completion: void(error_code, endpoint_type).
     template <class EndpointSequence, class RangeConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints,
@@ -383,13 +412,16 @@ public:
             initiate_iterator_connect{this}, token, begin, end, std::move(connect_condition));
     }
 
-    /// Reads some data (socket::async_read_some) under the current expiry. Completion:
-    /// void(error_code, std::size_t bytes): beast::error::timeout if the expiry passed while
-    /// it was pending (the socket is then closed; bytes is what the socket reported) or had
-    /// passed when it started (bytes 0); else the socket's result. Called exactly once,
+    /// Reads some data (socket::async_read_some) with the read expiry, as it is now, as its
+    /// deadline. Completion: void(error_code, std::size_t bytes): beast::error::timeout if the
+    /// deadline passed while it was pending (the socket is then closed; bytes is what the
+    /// socket reported) or had passed when it started (bytes 0); else the socket's result
+    /// (operation_aborted if the socket was closed, by close() or by the write's deadline). Called exactly once,
     /// never inside this call, on the handler's associated executor (default: the stream's),
     /// with its associated allocator; per-operation cancellation is the socket's (the slot is
-    /// forwarded): operation_aborted. One read at a time.
+    /// forwarded): operation_aborted. One read at a time, except that a zero-length read while
+    /// one is pending completes with success and 0 bytes, as if by post, and leaves the pending
+    /// one alone (as Beast's, for ssl::stream).
     /// @throws system_error as async_connect.
     template <class MutableBufferSequence, class ReadToken = net::default_completion_token_t<executor_type>>
     auto async_read_some(const MutableBufferSequence& buffers,
@@ -398,8 +430,9 @@ public:
                                                                                             buffers);
     }
 
-    /// Writes some data (socket::async_write_some) under the current expiry; as
-    /// async_read_some. One write at a time.
+    /// Writes some data (socket::async_write_some) with the write expiry, as it is now, as its
+    /// deadline; as async_read_some. One write at a time (a zero-length one while one is
+    /// pending: as for reads).
     template <class ConstBufferSequence, class WriteToken = net::default_completion_token_t<executor_type>>
     auto async_write_some(const ConstBufferSequence& buffers,
                           WriteToken&& token = net::default_completion_token_t<executor_type>()) {
@@ -417,7 +450,7 @@ private:
     template <class Handler>
     using wrapped = detail::deadline_handler<basic_tcp_stream, std::decay_t<Handler>>;
 
-    bool begin(std::uint8_t ops);
+    bool begin(std::uint8_t ops, std::uint8_t timed);
     void finish(std::uint8_t ops, boost::system::error_code& ec) noexcept;
     void arm(time_point t, bool rearm);
     void on_due();
@@ -430,9 +463,21 @@ private:
     // post: the expiry had passed when the operation was started.
     template <class Handler, class... More>
     void complete_timed_out(Handler&& handler, More... more) {
-        net::post(socket_.get_executor(),
-                  net::append(std::forward<Handler>(handler), boost::system::error_code(boost::beast::error::timeout),
-                              more...));
+        complete_posted(std::forward<Handler>(handler), boost::system::error_code(boost::beast::error::timeout),
+                        more...);
+    }
+    template <class Handler, class... Args>
+    void complete_posted(Handler&& handler, Args... args) {
+        net::post(socket_.get_executor(), net::append(std::forward<Handler>(handler), args...));
+    }
+
+    // Beast's workaround (its issue 2065): ssl::stream completes an operation that needs no
+    // I/O "as if posted" by a zero-length read on its next layer, which may come while a read
+    // of its own is pending. A zero-length transfer while its direction is pending completes
+    // with success and 0 bytes, as if by post, and leaves the pending one alone.
+    template <class Buffers>
+    [[nodiscard]] bool empty_while_pending(std::uint8_t direction, const Buffers& buffers) const noexcept {
+        return (pending_ & direction) != 0 && net::buffer_size(buffers) == 0;
     }
 
     struct initiate_base {
@@ -444,7 +489,9 @@ private:
         template <class Handler, class Buffers>
         void operator()(Handler&& handler, const Buffers& buffers) const {
             basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+            if (s.empty_while_pending(reading, buffers))
+                return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+            if (!s.begin(reading, reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
             s.socket_.async_read_some(buffers, wrapped<Handler>(s, reading, std::forward<Handler>(handler)));
         }
     };
@@ -452,7 +499,9 @@ private:
         template <class Handler, class Buffers>
         void operator()(Handler&& handler, const Buffers& buffers) const {
             basic_tcp_stream& s = *this->self;
-            if (!s.begin(writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+            if (s.empty_while_pending(writing, buffers))
+                return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+            if (!s.begin(writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
             s.socket_.async_write_some(buffers, wrapped<Handler>(s, writing, std::forward<Handler>(handler)));
         }
     };
@@ -460,7 +509,7 @@ private:
         template <class Handler>
         void operator()(Handler&& handler, const endpoint_type& ep) const {
             basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading | writing)) return s.complete_timed_out(std::forward<Handler>(handler));
+            if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler));
             s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }
     };
@@ -475,7 +524,7 @@ private:
         template <class Handler, class Endpoints, class Condition = always>
         void operator()(Handler&& handler, const Endpoints& endpoints, Condition condition = {}) const {
             basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading | writing))
+            if (!s.begin(reading | writing, writing))
                 return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
             net::async_connect(s.socket_, endpoints, std::move(condition),
                                wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
@@ -485,7 +534,7 @@ private:
         template <class Handler, class Iterator, class Condition = always>
         void operator()(Handler&& handler, Iterator begin, Iterator end, Condition condition = {}) const {
             basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading | writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
+            if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
             net::async_connect(s.socket_, begin, end, std::move(condition),
                                wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }
@@ -493,10 +542,12 @@ private:
 
     socket_type socket_;  // first: the wheel is found from its executor
     Wheel* wheel_;
-    time_point expiry_ = time_point::max();    // for every operation started while it is set
-    time_point armed_at_ = time_point::max();  // what the node was last scheduled for
-    std::uint8_t pending_ = 0;                 // reading | writing: operations in flight
-    std::uint8_t timed_out_ = 0;               // of those, the ones the deadline closed
+    time_point read_expiry_ = time_point::max();   // the pending read's deadline, or the next one's
+    time_point write_expiry_ = time_point::max();  // the pending write's (or connect's), or the next one's
+    time_point armed_at_ = time_point::max();      // what the node was last scheduled for
+    std::uint8_t pending_ = 0;                     // reading | writing: operations in flight (a connect is both)
+    std::uint8_t timed_ = 0;      // the directions whose pending operation has a deadline (a connect: writing)
+    std::uint8_t timed_out_ = 0;  // of those, the ones whose deadline fired (finish() reports timeout)
     timer_node node_{call_member<&basic_tcp_stream::on_due>(this)};
 };
 

@@ -5,6 +5,7 @@
 // The bodies of idlewheel/beast/tcp_stream.hpp.
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace idlewheel::beast {
 
@@ -31,43 +32,46 @@ Wheel& basic_tcp_stream<Wheel>::wheel_of(const executor_type& ex) {
         "the constructor");
 }
 
-// Beast's rule at the start of an operation: an expiry that has passed closes the socket and
-// fails the operation with error::timeout (the caller posts it); one still to come makes sure
-// the node is due no later than it.
+// Beast's rule at the start of an operation: its deadline is its direction's expiry as it is
+// now (`timed`: reading or writing; a connect's is the write expiry). One that has passed
+// closes the socket and fails the operation with error::timeout (the caller posts it); one
+// still to come makes sure the node is due no later than it: when the node already is, a
+// compare and a store.
 template <class Wheel>
-bool basic_tcp_stream<Wheel>::begin(std::uint8_t ops) {
+bool basic_tcp_stream<Wheel>::begin(std::uint8_t ops, std::uint8_t timed) {
     assert((pending_ & ops) == 0 && "idlewheel::beast::tcp_stream: one read and one write at a time");
-    if (expiry_ != time_point::max()) {
-        if (expiry_ <= clock_type::now()) {
+    const time_point deadline = timed == reading ? read_expiry_ : write_expiry_;
+    if (deadline != time_point::max()) {
+        if (deadline <= clock_type::now()) {
             close_socket();
             return false;
         }
-        arm(expiry_, /*rearm=*/node_.pending());
+        arm(deadline, /*rearm=*/node_.pending());
+        timed_ = static_cast<std::uint8_t>(timed_ | timed);
     }
     pending_ = static_cast<std::uint8_t>(pending_ | ops);
     return true;
 }
 
-// The operation completed (or was aborted): it is no longer pending, and if the deadline
-// fired while it was, its result is error::timeout (Beast reports it even over a success
-// that completed in the same turn of the io_context).
+// The operation completed (or was aborted): it is no longer pending, and if its deadline
+// fired while it was, its result is error::timeout (Beast reports it even over a success that
+// completed in the same turn of the io_context). The node stays where it is (lazy): if it
+// comes due with nothing left to time, it does not re-arm.
 template <class Wheel>
 void basic_tcp_stream<Wheel>::finish(std::uint8_t ops, boost::system::error_code& ec) noexcept {
     pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
+    timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
     if ((timed_out_ & ops) == 0) return;
     timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
     ec = boost::beast::error::timeout;
 }
 
-// Makes sure the node is due no later than `t`: a node already due at or before it stays
-// where it is (when it comes due it re-arms for what is left). A first arm counts against
-// max_pending; a re-arm (an operation is running) never does, as for the liveness objects.
+// Makes sure the node is due no later than `t` (not never): a node already due at or before
+// it stays where it is (when it comes due it re-arms for what is left). A first arm counts
+// against max_pending; a re-arm (the node is in the wheel, or just fired) never does, as for
+// the liveness objects.
 template <class Wheel>
 void basic_tcp_stream<Wheel>::arm(time_point t, bool rearm) {
-    if (t == time_point::max()) {
-        node_.cancel();
-        return;
-    }
     if (node_.pending() && armed_at_ <= t) return;
     // The tick that begins at or after `t` (never early), exact over the whole clock range,
     // and never one that has begun (a time that has passed is due at the next tick), as
@@ -79,23 +83,41 @@ void basic_tcp_stream<Wheel>::arm(time_point t, bool rearm) {
     armed_at_ = t;
 }
 
-// The node came due: the deadline of the pending operations, or an earlier one that was
-// moved later since (re-arm for the remainder). Runs on the wheel's executor.
+// The node came due: for the earliest deadline of the pending operations, or for one that has
+// since completed (then re-arm for the earliest left, if any). A deadline that has passed
+// closes the socket, as Beast's timeout handler does: every pending operation ends, those
+// whose deadline passed report error::timeout (finish()), the other direction's what the
+// socket says. Runs on the wheel's executor.
 template <class Wheel>
 void basic_tcp_stream<Wheel>::on_due() {
     armed_at_ = time_point::max();
-    if (pending_ == 0 || expiry_ == time_point::max()) return;  // nothing to time: the next operation arms
-    if (expiry_ > clock_type::now()) {
-        try {
-            arm(expiry_, /*rearm=*/true);
-        } catch (const system_error&) {
-            // The wheel was stopped (by a callback of this batch): it watches nothing more, and
-            // an exception from here would only leave the io_context's run().
-        }
-        return;
+    if (timed_ == 0) return;  // nothing to time: the next operation arms
+    const time_point now = clock_type::now();
+    std::uint8_t due = 0;
+    time_point next = time_point::max();
+    for (const std::uint8_t direction : {reading, writing}) {
+        if ((timed_ & direction) == 0) continue;
+        const time_point deadline = direction == reading ? read_expiry_ : write_expiry_;
+        if (deadline <= now)
+            due = static_cast<std::uint8_t>(due | direction);
+        else
+            next = (std::min)(next, deadline);
     }
-    timed_out_ = static_cast<std::uint8_t>(timed_out_ | pending_);
-    close_socket();  // the pending operations complete with operation_aborted: finish() says timeout
+    if (due != 0) {
+        timed_out_ = static_cast<std::uint8_t>(timed_out_ | due);
+        timed_ = static_cast<std::uint8_t>(timed_ & ~due);
+        close_socket();  // the pending operations complete with operation_aborted: finish() says which timed out
+    }
+    // The other direction's operation, if one was pending with a later deadline, completes
+    // with operation_aborted from the close; until it has, its deadline is still watched (as
+    // Beast's timer is until the operation cancels it).
+    if (next == time_point::max()) return;
+    try {
+        arm(next, /*rearm=*/true);
+    } catch (const system_error&) {
+        // The wheel was stopped (by a callback of this batch): it watches nothing more, and
+        // an exception from here would only leave the io_context's run().
+    }
 }
 
 }  // namespace idlewheel::beast
