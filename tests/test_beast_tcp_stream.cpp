@@ -6,7 +6,8 @@
 //    per-direction expiries (a pending operation keeps its deadline, an expiry is kept across
 //    operations), the HTTP pattern moving nothing in the wheel, expires_never, close and
 //    cancel, odd durations, associated characteristics, and how a stream finds its wheel;
-//  - misuse in a child process: expires_*() with both directions pending asserts;
+//  - misuse in a child process: destroying a stream with an operation pending aborts with what
+//    to do (IDLEWHEEL_CHECK_LIFETIME), expires_*() with both directions pending asserts;
 //  - on the steady clock, the compositions a Beast server uses: websocket::stream, http::async_read
 //    with a client trickling its request, ssl_stream (a throwaway self-signed certificate made
 //    here with OpenSSL's C API), WebSocket over TLS, and a wheel_pool run by two threads.
@@ -753,6 +754,51 @@ child_outcome in_child(F f) {
     o.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return o;
+}
+
+// A connected stream on its own io_context, for a child.
+struct child_stream {
+    net::io_context io;
+    idlewheel::wheel_timer wheel{io};
+    tcp::acceptor acceptor{io, {net::ip::address_v4::loopback(), 0}};
+    tcp::socket peer{io};
+    std::optional<idlewheel::beast::tcp_stream> stream;
+    std::array<char, 64> in{};
+    child_stream() {
+        peer.connect(acceptor.local_endpoint());
+        stream.emplace(wheel, acceptor.accept());
+    }
+};
+
+BOOST_AUTO_TEST_CASE(destroying_the_stream_with_a_read_pending_aborts_with_what_to_do) {
+    if (IDLEWHEEL_CHECK_LIFETIME == 0) return;  // undefined without the check: nothing to assert
+    const child_outcome o = in_child([] {
+        child_stream c;
+        c.stream->expires_after(1h);
+        c.stream->async_read_some(net::buffer(c.in), [](error_code, std::size_t) {});
+        c.stream.reset();  // the read is pending
+    });
+    BOOST_TEST(o.aborted, "did not abort (exit " << o.exit_code << "): " << o.err);
+    BOOST_TEST(o.err.find("idlewheel: an idlewheel::beast::tcp_stream was destroyed while one of its operations was "
+                          "pending") != std::string::npos,
+               o.err);
+    BOOST_TEST(o.err.find("shared_from_this()") != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("close()") != std::string::npos, o.err);
+}
+
+BOOST_AUTO_TEST_CASE(destroying_the_stream_after_close_and_its_handlers_ran_is_fine) {
+    const child_outcome o = in_child([] {
+        child_stream c;
+        int calls = 0;
+        c.stream->expires_after(1h);
+        c.stream->async_read_some(net::buffer(c.in), [&](error_code, std::size_t) { ++calls; });
+        c.stream->close();
+        c.io.poll();
+        if (calls != 1) ::_exit(2);
+        c.stream.reset();
+    });
+    BOOST_TEST(!o.aborted, o.err);
+    BOOST_TEST(o.exit_code == 0, o.err);
 }
 
 #if !defined(NDEBUG)

@@ -56,10 +56,17 @@
 //  - not movable (the wheel points at the node inside it); Beast's is, because its state is
 //    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
 //    and release_socket() hands the connection to another stream.
-//  - destroying the stream while one of its operations is pending is undefined (the
-//    operation's completion reads the stream); Beast's keeps its state alive for them. The
-//    usual owner, a session kept alive by its handlers, never does it. Destroying it with a
-//    deadline set and no operation pending is safe: the node leaves the wheel.
+//  - the stream must not be destroyed while one of its operations is pending (their
+//    completions read the stream); Beast's keeps its state on the heap, alive for them. With
+//    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, detail/check_config.hpp: on unless
+//    NDEBUG) the destructor then prints what happened and calls std::abort(); without them it
+//    is undefined. websocket::stream<tcp_stream> does it if it is destroyed with a read
+//    pending (its operations hold its state, and so this stream, only weakly). What to do:
+//    keep the session alive from its handlers (each handler holds shared_from_this(), as
+//    Beast's examples do), so that it is destroyed after its last completion; or close() the
+//    stream and let the handlers run (they complete with operation_aborted) before destroying
+//    it. Destroying it with a deadline set and no operation pending is safe: the node leaves
+//    the wheel.
 //  - expires_*() while a read and a write are both pending: an assert, as Beast's.
 //  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
 //    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
@@ -86,6 +93,7 @@
     "idlewheel/beast/tcp_stream.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
+#include <idlewheel/detail/check_config.hpp>
 #include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/timer_node.hpp>
@@ -111,6 +119,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -139,6 +149,18 @@ public:
 private:
     void shutdown() override {}
 };
+
+// The loud end of a stream destroyed with an operation pending (IDLEWHEEL_CHECK_LIFETIME).
+[[noreturn]] inline void destroyed_while_pending() noexcept {
+    std::fputs(
+        "idlewheel: an idlewheel::beast::tcp_stream was destroyed while one of its operations was pending "
+        "(its completion would read the destroyed stream). Keep the session alive from its handlers (each "
+        "holds shared_from_this(), as Beast's examples do), or close() the stream and let the pending "
+        "handlers run before destroying it (see idlewheel/beast/tcp_stream.hpp)\n",
+        stderr);
+    std::fflush(stderr);
+    std::abort();
+}
 
 // The handler a stream gives its socket: on completion it tells the stream (which clears the
 // operation's pending flags and turns the error into beast::error::timeout if its deadline
@@ -198,6 +220,10 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
 ///
 /// Thread safety: distinct objects safe; shared objects unsafe. Every call, and every
 /// completion handler of its operations, on the stream's executor (the wheel's).
+///
+/// Lifetime: no operation may be pending when the stream is destroyed (std::abort() with a
+/// message when IDLEWHEEL_CHECK_LIFETIME is on, undefined otherwise): keep its owner alive
+/// from the handlers, or close() it and let the handlers run first (see the top).
 template <class Wheel>
 class basic_tcp_stream {
 public:
@@ -252,8 +278,14 @@ public:
     basic_tcp_stream& operator=(const basic_tcp_stream&) = delete;
 
     /// Closes the socket (by destroying it) and takes the node out of the wheel in O(1): no
-    /// timeout runs for a destroyed stream. No operation may be pending (see the top).
-    ~basic_tcp_stream() = default;
+    /// timeout runs for a destroyed stream. No operation may be pending: with
+    /// IDLEWHEEL_CHECK_LIFETIME on, one that is prints a message and calls std::abort() (see
+    /// the top).
+    ~basic_tcp_stream() {
+#if IDLEWHEEL_CHECK_LIFETIME
+        if (pending_ != 0) detail::destroyed_while_pending();
+#endif
+    }
 
     /// The executor of the stream (its socket's). Any thread.
     [[nodiscard]] executor_type get_executor() noexcept { return socket_.get_executor(); }
