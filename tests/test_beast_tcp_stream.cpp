@@ -46,6 +46,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -732,6 +734,8 @@ template <class F>
 child_outcome in_child(F f) {
     int fds[2];
     BOOST_REQUIRE(::pipe(fds) == 0);
+    std::cout.flush();  // or the child's copy of Boost.Test's buffered output is written again
+    std::fflush(nullptr);
     const pid_t pid = ::fork();
     BOOST_REQUIRE(pid >= 0);
     if (pid == 0) {
