@@ -13,4 +13,14 @@
 #endif
 #endif
 
+// IDLEWHEEL_CHECK_LIFETIME: whether destroying an object while one of its operations is
+// pending (idlewheel::beast::tcp_stream with a read, write or connect in flight) prints what
+// happened and what to do on stderr and calls std::abort(), instead of leaving the pending
+// completion to read a destroyed object. Default: IDLEWHEEL_CHECK_EXECUTOR's value (so on
+// unless NDEBUG, and on in a release build that opts in to the executor check). Define it to 0
+// or 1 (the same in every translation unit of a program) to choose; the check is a compare.
+#if !defined(IDLEWHEEL_CHECK_LIFETIME)
+#define IDLEWHEEL_CHECK_LIFETIME IDLEWHEEL_CHECK_EXECUTOR
+#endif
+
 #endif
