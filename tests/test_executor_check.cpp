@@ -21,19 +21,21 @@
 #define BOOST_TEST_MODULE executor_check
 #include <boost/test/unit_test.hpp>
 
-#include <sys/resource.h>
-#include <sys/wait.h>
+#include "support/in_child.hpp"  // after Boost.Test
+
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
+using idlewheel::test::child_outcome;
+using idlewheel::test::in_child;
 using namespace std::chrono_literals;
 
 // Whether this Asio's any_io_executor tells an io_context executor from a strand (standalone
@@ -45,55 +47,20 @@ bool targets_tell_types_apart() {
 }
 const bool checked = IDLEWHEEL_CHECK_EXECUTOR != 0 && targets_tell_types_apart();
 
-struct outcome {
-    bool aborted = false;
-    int exit_code = -1;
-    std::string err;
-};
-
-// Runs `f` in a child process with stderr captured; the child exits 0 if `f` returns.
-template <class F>
-outcome in_child(F f) {
-    int fds[2];
-    BOOST_REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    BOOST_REQUIRE(pid >= 0);
-    if (pid == 0) {
-        ::close(fds[0]);
-        ::dup2(fds[1], STDERR_FILENO);
-        const rlimit no_core{0, 0};
-        ::setrlimit(RLIMIT_CORE, &no_core);
-        // Boost.Test's handlers would catch the abort and go on with the next test case.
-        for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
-        f();
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    outcome o;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) o.err.append(buf, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    o.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return o;
-}
-
-void expect_abort(const outcome& o, const char* says) {
+void expect_abort(const child_outcome& o, const char* says) {
     BOOST_TEST(o.aborted, "the misuse did not abort (exit " << o.exit_code << "): " << o.err);
     BOOST_TEST(o.err.find("idlewheel: ") != std::string::npos, o.err);
     BOOST_TEST(o.err.find(says) != std::string::npos, o.err);
     BOOST_TEST(o.err.find("Threading") != std::string::npos, o.err);
 }
 
-void expect_clean(const outcome& o) {
+void expect_clean(const child_outcome& o) {
     BOOST_TEST(!o.aborted, "aborted: " << o.err);
     BOOST_TEST(o.exit_code == 0, "exit " << o.exit_code << ": " << o.err);
 }
 
 // The outcome a misuse must have in this build: an abort saying `says`, or (unchecked) none.
-void expect_misuse(const outcome& o, const char* says) {
+void expect_misuse(const child_outcome& o, const char* says) {
     if (checked)
         expect_abort(o, says);
     else
