@@ -15,8 +15,11 @@
 #                 and its label exclusions); a missing one is configured and built first
 #   --states      "alone": ctest -j$(nproc) as test.sh runs it; "loaded": the same with two busy
 #                 loops keeping both cores saturated (tests/loaded/run.sh's way)
-#   --label       ctest label regex of the tests to hunt in (default: the real-time suites, the
-#                 ones whose bounds are wall-clock time: loaded|reliability|demo|example). Left
+#   --label       ctest label regex of the tests to hunt in (default loaded|examples: the
+#                 reliability and demo suites whose bounds are wall-clock time, which carry the
+#                 label "loaded", and the converted Beast examples' checks; add io_threads for
+#                 those suites again on one io_context run by 2 threads, reliability for the
+#                 churn runs too, minutes each). Left
 #                 out always: the TSan, browser and Prometheus checks (minutes each, run once by
 #                 test.sh); in the asan build also the io_threads repeats, as test.sh leaves them
 #   --out DIR     where each run's ctest output and JUnit file go (default build/flake_hunt,
@@ -27,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=10 minutes=0 builds="test asan" states="alone loaded" label='loaded|reliability|demo|example' out=build/flake_hunt
+rounds=10 minutes=0 builds="test asan" states="alone loaded" label='loaded|examples' out=build/flake_hunt
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
