@@ -3,7 +3,9 @@
 // idlewheel::beast::tcp_stream as C++17: every composition a Beast server uses, instantiated
 // (compiled, not run: test_beast_tcp_stream runs them). The header alone is in cpp17_headers.
 
+#include <idlewheel/beast/http_timeouts.hpp>
 #include <idlewheel/beast/tcp_stream.hpp>
+#include <idlewheel/stream_liveness.hpp>
 #include <idlewheel/manual_clock.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -81,6 +83,31 @@ static_assert(!std::is_move_constructible_v<stream>, "not movable: the wheel poi
     idlewheel::wheel_pool pool(threaded);
     idlewheel::beast::use_wheel_pool(threaded, pool);
     stream on_shard(pool.next().get_executor());
+
+    // The HTTP deadlines, over the stream and over TLS over it (C++17: no designated initialisers).
+    idlewheel::beast::http_timeouts timeouts;
+    timeouts.keep_alive = 60s;
+    timeouts.header = std::chrono::milliseconds(10000);
+    timeouts.send = 2500ms;
+    http::response<http::string_body> response;
+    idlewheel::beast::async_read_request(s, buffer, request, timeouts, [](error_code, std::size_t) {});
+    idlewheel::beast::async_write_response(s, response, timeouts, [](error_code, std::size_t) {});
+    http::request_parser<http::empty_body> parser;
+    idlewheel::beast::async_read_request(tls, buffer, parser, timeouts, [](error_code, std::size_t) {});
+    http::response_serializer<http::string_body> serializer(response);
+    idlewheel::beast::async_write_response(tls, serializer, timeouts, [](error_code, std::size_t) {});
+    [[maybe_unused]] const bool is_timeout =
+        error_code(idlewheel::beast::http_error::header_timeout) == beast::condition::timeout;
+}
+
+// stream_liveness over Beast streams (it closes the socket under them).
+struct beast_line_session {
+    websocket::stream<beast::ssl_stream<stream>> ws;
+    idlewheel::stream_liveness<beast_line_session, websocket::stream<beast::ssl_stream<stream>>> live;
+};
+[[maybe_unused]] void liveness_over(beast_line_session& session) {
+    session.live.drop();
+    [[maybe_unused]] const bool closing = session.live.close();
 }
 
 }  // namespace

@@ -32,6 +32,16 @@
 //
 // Requirements as websocket_liveness: a member of its Session, on the wheel's executor. The
 // hook is called last and may drop the last reference to the session.
+//
+// The stream (the `Socket` parameter, named by the config's member pointer) may be any stream
+// over a TCP socket, not only the socket itself: a Beast stream (boost::beast::tcp_stream,
+// idlewheel::beast::tcp_stream), a TLS stream over either (boost::asio::ssl::stream,
+// boost::beast::ssl_stream), a websocket::stream over any of them. The object reaches the
+// socket as Beast's get_lowest_layer() does: through next_layer() to the lowest layer, then
+// its socket() if it has one; every verdict closes that socket, and close() shuts down its
+// sending side. Over TLS that is a TCP half-close without a TLS close_notify (the peer sees
+// the end of the stream, or a truncation): for a clean TLS close, send close_notify yourself
+// (async_shutdown) and call close() when it completes, or leave the close to the idle verdict.
 
 #include <idlewheel/detail/asio.hpp>
 #include <idlewheel/detail/owner_of.hpp>
@@ -47,8 +57,33 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace idlewheel {
+
+namespace detail {
+template <class S, class = void>
+struct has_next_layer : std::false_type {};
+template <class S>
+struct has_next_layer<S, std::void_t<decltype(std::declval<S&>().next_layer())>> : std::true_type {};
+template <class S, class = void>
+struct has_socket_member : std::false_type {};
+template <class S>
+struct has_socket_member<S, std::void_t<decltype(std::declval<S&>().socket())>> : std::true_type {};
+
+// The socket under a stream: down through next_layer(), then socket() (Beast's tcp_stream,
+// idlewheel::beast::tcp_stream), or the stream itself (a socket).
+template <class S>
+auto& lowest_socket(S& stream) noexcept {
+    if constexpr (has_next_layer<S>::value)
+        return lowest_socket(stream.next_layer());
+    else if constexpr (has_socket_member<S>::value)
+        return stream.socket();
+    else
+        return stream;
+}
+}  // namespace detail
 
 template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
 class stream_liveness;
@@ -120,7 +155,7 @@ public:
     bool close() {
         if (!core::start_close()) return false;
         error_code ignored;
-        socket().shutdown(net::socket_base::shutdown_send, ignored);
+        detail::lowest_socket(socket()).shutdown(net::socket_base::shutdown_send, ignored);
         return true;
     }
 
@@ -128,7 +163,7 @@ public:
     void drop() noexcept {
         core::stop();
         error_code ignored;
-        socket().close(ignored);
+        detail::lowest_socket(socket()).close(ignored);
     }
 
     using core::awaiting_pong;
@@ -157,7 +192,7 @@ void stream_liveness_config<Session, Socket, Wheel>::dispatch(void* context, bas
     auto& live = static_cast<stream_liveness<Session, Socket, Wheel>&>(core);
     if (e != liveness_event::send_ping) {
         error_code ignored;
-        live.socket().close(ignored);
+        detail::lowest_socket(live.socket()).close(ignored);
     }
     if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
 }
