@@ -724,6 +724,43 @@ BOOST_AUTO_TEST_CASE(destroying_the_stream_after_close_and_its_handlers_ran_is_f
     BOOST_TEST(o.exit_code == 0, o.err);
 }
 
+// A server that stops its io_context and returns from main(): the pool (or wheel) goes first
+// (declared after the io_context), then the io_context destroys the operations still pending
+// without calling them, and with them the last references to their sessions. No abort (the
+// operations were abandoned, not left pending), and nothing touched after it was freed (the
+// ASan build runs this too).
+BOOST_AUTO_TEST_CASE(returning_from_main_with_sessions_still_reading_is_fine) {
+    const child_outcome o = in_child([] {
+        struct session : std::enable_shared_from_this<session> {
+            explicit session(tcp::socket s) : stream(std::move(s)) {}
+            idlewheel::beast::tcp_stream stream;
+            beast::flat_buffer buffer;
+            http::request<http::string_body> request;
+            std::array<char, 64> in{};
+        };
+        net::io_context io;
+        tcp::acceptor acceptor{io, {net::ip::address_v4::loopback(), 0}};
+        tcp::socket peer1{io}, peer2{io};
+        idlewheel::wheel_timer wheel{io};
+        idlewheel::beast::use_wheel(io, wheel);
+        peer1.connect(acceptor.local_endpoint());
+        auto raw = std::make_shared<session>(acceptor.accept());
+        raw->stream.expires_after(1h);
+        raw->stream.async_read_some(net::buffer(raw->in), [self = raw](error_code, std::size_t) {});
+        peer2.connect(acceptor.local_endpoint());
+        auto http_session = std::make_shared<session>(acceptor.accept());
+        http_session->stream.expires_after(1h);
+        http::async_read(http_session->stream, http_session->buffer, http_session->request,
+                         [self = http_session](error_code, std::size_t) {});
+        io.poll();
+        raw.reset();
+        http_session.reset();
+        io.stop();
+    });  // wheel, then io: its destructor destroys the pending reads and their sessions
+    BOOST_TEST(!o.aborted, o.err);
+    BOOST_TEST(o.exit_code == 0, o.err);
+}
+
 #if !defined(NDEBUG)
 BOOST_AUTO_TEST_CASE(expires_after_while_a_read_and_a_write_are_pending_asserts) {
     // Beast's precondition (its BOOST_ASSERT in impl_type::reset()): here a connect, which is

@@ -66,7 +66,10 @@
 //    Beast's examples do), so that it is destroyed after its last completion; or close() the
 //    stream and let the handlers run (they complete with operation_aborted) before destroying
 //    it. Destroying it with a deadline set and no operation pending is safe: the node leaves
-//    the wheel.
+//    the wheel. An io_context destroyed with operations pending (a server that stops it and
+//    returns from main) is fine too: it destroys them without calling them, each tells the
+//    stream it is over before the handler it holds (and the session) is destroyed, and the
+//    wheel or pool may go first (destroying it takes every node out).
 //  - expires_*() while a read and a write are both pending: an assert, as Beast's.
 //  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
 //    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
@@ -166,15 +169,28 @@ private:
 // operation's pending flags and turns the error into beast::error::timeout if its deadline
 // fired), then calls the user's handler. Every associated characteristic (executor,
 // allocator, cancellation slot) is the user's handler's (the associator below).
+//
+// A handler destroyed without being called (its io_context shut down or destroyed with the
+// operation pending: a server that stops its io_context and returns from main) tells the
+// stream the operation is over (abandon()) before the user's handler, and the session it may
+// hold, are destroyed: the stream is then not "destroyed with an operation pending".
 template <class Stream, class Handler>
 class deadline_handler {
 public:
     deadline_handler(Stream& stream, std::uint8_t ops, Handler&& handler)
         : handler_(std::move(handler)), stream_(&stream), ops_(ops) {}
+    deadline_handler(deadline_handler&& other) noexcept(std::is_nothrow_move_constructible_v<Handler>)
+        : handler_(std::move(other.handler_)), stream_(std::exchange(other.stream_, nullptr)), ops_(other.ops_) {}
+    deadline_handler(const deadline_handler&) = delete;
+    deadline_handler& operator=(const deadline_handler&) = delete;
+    deadline_handler& operator=(deadline_handler&&) = delete;
+    ~deadline_handler() {
+        if (stream_ != nullptr) stream_->abandon(ops_);  // before handler_ (and its session) goes
+    }
 
     template <class... Args>
     void operator()(boost::system::error_code ec, Args&&... args) {
-        stream_->finish(ops_, ec);
+        std::exchange(stream_, nullptr)->finish(ops_, ec);
         std::move(handler_)(ec, std::forward<Args>(args)...);
     }
 
@@ -484,6 +500,11 @@ private:
 
     bool begin(std::uint8_t ops, std::uint8_t timed);
     void finish(std::uint8_t ops, boost::system::error_code& ec) noexcept;
+    void abandon(std::uint8_t ops) noexcept {
+        pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
+        timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
+        timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
+    }
     void arm(time_point t, bool rearm);
     void on_due();
     void close_socket() noexcept {
