@@ -285,37 +285,52 @@ BOOST_AUTO_TEST_CASE(a_read_and_a_write_pending_together_both_time_out) {
     expect_timed_out(wr, 40);
 }
 
-BOOST_AUTO_TEST_CASE(the_http_pattern_moves_nothing_in_the_wheel_and_the_last_read_times_out_at_its_expiry) {
-    // expires_after(100ms) before every read, a read each millisecond: after the first read put
-    // the node in the wheel (due at 100 ms), each later deadline is a compare and a store.
-    s().expires_after(100ms);
-    outcome first;
-    read(first);
-    const auto before = wheel.stats();
-    BOOST_TEST(wheel.pending() == 1U);
-    expect_read_completes_on_data(first);
-    for (int i = 1; i <= 50; ++i) {
-        advance_and_poll(io, 1ms);
+BOOST_AUTO_TEST_CASE(the_http_pattern_leaves_nothing_in_the_wheel_between_reads_and_the_last_read_times_out_at_its_expiry) {
+    // expires_after(100ms) before every read, a read each millisecond: each read puts the node
+    // in the wheel, its completion (no operation left pending) takes it out again, so the
+    // stream could be destroyed on any thread between two reads.
+    for (int i = 0; i <= 50; ++i) {
+        if (i > 0) advance_and_poll(io, 1ms);
         s().expires_after(100ms);
         outcome r;
         read(r);
+        BOOST_TEST_REQUIRE(wheel.pending() == 1U);
         if (i < 50) {
-            net::write(peer, net::buffer("r", 1));
-            settle(io);
-            BOOST_TEST_REQUIRE(r.calls == 1);
-            BOOST_TEST_REQUIRE(!r.ec);
+            expect_read_completes_on_data(r);
+            BOOST_TEST_REQUIRE(wheel.pending() == 0U);
             continue;
         }
-        // The last read stays pending, deadline 150 ms.
-        const auto during = wheel.stats();
-        BOOST_TEST(during.scheduled == before.scheduled);  // a store each: the node did not move
-        BOOST_TEST(during.rescheduled == before.rescheduled);
-        advance_to(149);  // the node came due at 100 and re-armed once
+        // The last read stays pending, deadline 150 ms: never before, exactly at its tick.
+        advance_to(149);
         BOOST_TEST(r.calls == 0);
-        BOOST_TEST(wheel.stats().scheduled == before.scheduled + 1U);
         settle_at(150);
         expect_timed_out(r, 150);
+        BOOST_TEST(wheel.pending() == 0U);
     }
+}
+
+BOOST_AUTO_TEST_CASE(while_a_read_stays_pending_later_write_deadlines_move_nothing_in_the_wheel) {
+    // A WebSocket's shape: one read pending all along (no deadline of its own here: expiry
+    // 1 h), writes with a later deadline each: a compare and a store, the node stays.
+    s().expires_after(1h);
+    outcome rr;
+    read(rr);
+    const auto before = wheel.stats();
+    for (int i = 1; i <= 20; ++i) {
+        advance_and_poll(io, 1ms);
+        s().expires_after(std::chrono::hours(2));
+        outcome w;
+        s().async_write_some(net::buffer("w", 1), record(w));
+        settle(io);
+        BOOST_TEST_REQUIRE(w.calls == 1);
+        BOOST_TEST_REQUIRE(!w.ec);
+    }
+    const auto after = wheel.stats();
+    BOOST_TEST(after.scheduled == before.scheduled);  // the node did not move
+    BOOST_TEST(after.rescheduled == before.rescheduled);
+    BOOST_TEST(wheel.pending() == 1U);  // the read's deadline is still there
+    expect_read_completes_on_data(rr);
+    BOOST_TEST(wheel.pending() == 0U);  // ... and leaves with the last operation
 }
 
 BOOST_AUTO_TEST_CASE(a_pending_read_keeps_its_deadline_when_the_expiry_is_set_later_for_a_write) {
@@ -533,12 +548,13 @@ BOOST_AUTO_TEST_CASE(cancel_and_close_complete_with_operation_aborted) {
     BOOST_TEST(r2.calls == 1);
 }
 
-BOOST_AUTO_TEST_CASE(destruction_while_armed_leaves_the_wheel) {
+BOOST_AUTO_TEST_CASE(the_last_completion_takes_the_node_out_and_destruction_touches_no_wheel) {
     outcome r;
     s().expires_after(50ms);
     read(r);
+    BOOST_TEST(wheel.pending() == 1U);
     expect_read_completes_on_data(r);
-    BOOST_TEST(wheel.pending() == 1U);  // the node stays until due (lazy): nothing pending now
+    BOOST_TEST(wheel.pending() == 0U);  // nothing pending: nothing in the wheel
     stream.reset();
     BOOST_TEST(wheel.pending() == 0U);
     advance_and_poll(io, 100ms);  // no callback for a destroyed stream (ASan would see one)

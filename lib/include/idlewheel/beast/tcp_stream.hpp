@@ -46,12 +46,13 @@
 // (no steady_timer, nothing allocated). expires_*() is a store per direction, always. Starting
 // an operation with a deadline reads the clock (as Beast does) and makes sure the node is due
 // no later than that deadline: a node already due at or before it is left where it is (when
-// it comes due it re-arms for the remainder: the lazy re-arm of session_liveness), so a later
-// deadline is a compare and a store (the HTTP pattern, expires_after(30s) before every read,
-// moves nothing in the wheel); only an earlier one moves the node (O(1)). With no operation
-// pending nothing needs to be in the wheel: a node left armed that comes due with no deadline
-// to serve does not re-arm.
-//
+// it comes due it re-arms for the remainder: the lazy re-arm of session_liveness), so while
+// one operation stays pending (a WebSocket's read) the deadlines of the others are a compare
+// and a store; only an earlier one moves the node (O(1)). When the last pending operation
+// completes the node leaves the wheel (O(1)): the HTTP pattern, expires_after(30s) before
+// every read, links the node at each read and unlinks it at its completion, and a stream with
+// no operation pending is in no wheel: it may be destroyed on any thread, as Beast's.
+
 // Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
 //  - not movable (the wheel points at the node inside it); Beast's is, because its state is
 //    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
@@ -65,8 +66,9 @@
 //    keep the session alive from its handlers (each handler holds shared_from_this(), as
 //    Beast's examples do), so that it is destroyed after its last completion; or close() the
 //    stream and let the handlers run (they complete with operation_aborted) before destroying
-//    it. Destroying it with a deadline set and no operation pending is safe: the node leaves
-//    the wheel. An io_context destroyed with operations pending (a server that stops it and
+//    it. Destroying it with no operation pending is safe on any thread (the node is in no
+//    wheel then: Beast's examples drop a session's last reference on the listener's thread,
+//    which may come after the session ended on its strand). An io_context destroyed with operations pending (a server that stops it and
 //    returns from main) is fine too: it destroys them without calling them, each tells the
 //    stream it is over before the handler it holds (and the session) is destroyed, and the
 //    wheel or pool may go first (destroying it takes every node out).

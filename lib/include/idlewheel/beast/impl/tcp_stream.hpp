@@ -55,12 +55,19 @@ bool basic_tcp_stream<Wheel>::begin(std::uint8_t ops, std::uint8_t timed) {
 
 // The operation completed (or was aborted): it is no longer pending, and if its deadline
 // fired while it was, its result is error::timeout (Beast reports it even over a success that
-// completed in the same turn of the io_context). The node stays where it is (lazy): if it
-// comes due with nothing left to time, it does not re-arm.
+// completed in the same turn of the io_context). While the other direction's operation is
+// pending the node stays where it is (lazy: if it comes due with nothing left to time, it
+// re-arms for what is left or not at all); when none is left it leaves the wheel, so that a
+// stream with no operation pending has nothing in the wheel and may be destroyed on any thread
+// (a session whose last reference a listener's thread drops, as in Beast's examples).
 template <class Wheel>
 void basic_tcp_stream<Wheel>::finish(std::uint8_t ops, boost::system::error_code& ec) noexcept {
     pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
     timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
+    if (pending_ == 0) {
+        if (node_.pending()) node_.cancel();
+        armed_at_ = time_point::max();
+    }
     if ((timed_out_ & ops) == 0) return;
     timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
     ec = boost::beast::error::timeout;
