@@ -24,8 +24,9 @@
 // pool is reached through a pointer at namespace scope, so that Beast's listener and its
 // constructor stay as they are (its ioc_ is then unused).
 //
-// One marked line is not a type or an executor: the listener makes each session, and runs
-// it, on the session's strand (net::dispatch to the socket's executor) instead of on its own.
+// One marked line is about a session's lifetime, not its timeouts: the listener makes each
+// session, and runs it, on the session's strand (net::dispatch to the socket's executor)
+// instead of on its own.
 // Beast's `std::make_shared<session>(...)->run()` holds a reference on the listener's thread
 // until run() returns; with N threads the session's whole life (read, write, close) can pass
 // on its strand meanwhile, and the session is then destroyed on the listener's thread. With
@@ -33,7 +34,7 @@
 // wheel entry still armed (its last deadline is left in the wheel after the last operation)
 // unlinks it from the shard's wheel, which must happen on that shard's strand: the library's
 // executor check aborts there (IDLEWHEEL_CHECK_EXECUTOR), and without it this is a data race
-// on the wheel. tests/examples/http_server_async_check.py hit it within a second of churn.
+// on the wheel. The churn of tests/examples/http_server_async_check.py makes it happen.
 //
 // Both files have the lines marked `// test`, a test affordance for tests/examples/:
 //
