@@ -80,7 +80,7 @@ public:
 
     // Start the asynchronous operation
     void on_run() {
-        live_.start();  // idlewheel: one handshake deadline from now, over TLS and the upgrade (Beast: expires_after(30s))
+        live_.start();  // idlewheel: the handshake deadline from now, over TLS and the upgrade
 
         // Perform the SSL handshake
         ws_.next_layer().async_handshake(ssl::stream_base::server,
@@ -234,8 +234,8 @@ int main(int argc, char* argv[]) {
 
     // This holds the server's certificate and its key, from files (Beast: load_server_certificate(ctx))
     ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::single_dh_use);  // tls
-    ctx.use_certificate_chain_file(argv[4]);                                                                   // tls
-    ctx.use_private_key_file(argv[5], ssl::context::file_format::pem);                                         // tls
+    ctx.use_certificate_chain_file(argv[4]);  // tls
+    ctx.use_private_key_file(argv[5], ssl::context::file_format::pem);  // tls
 
     idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool);  // idlewheel: wheels on strands; the streams find theirs
     liveness_configs configs(pool, idlewheel::session_liveness_options{.handshake_timeout = idle / 2, .idle_timeout = idle, .ping_interval = idle / 3, .pong_timeout = idle / 3, .close_timeout = idle / 2});  // idlewheel
