@@ -10,6 +10,12 @@
 // Real clocks, so every expectation is a strict lower bound (the library's contract: never
 // before the configured time) and a generous upper bound (a loaded 2-core machine, ASan).
 // Every wait is bounded by `patience`, which only a failing test reaches: nothing hangs.
+//
+// Then websocket_liveness alone, on a stream with no peer: handshake_step() (the TLS step
+// before the upgrade) and Beast's own timeouts set after start(), whose misuse is a death
+// test in a child process (support/in_child.hpp). websocket_liveness runs on wheel_timer (the
+// steady clock): where an exact time matters the tests compare the wheel entry's expiry(),
+// which needs no sleeping; real time gives only lower bounds.
 
 #include "support/net.hpp"
 #include "support/ws_echo_server.hpp"
@@ -17,6 +23,8 @@
 
 #define BOOST_TEST_MODULE test_beast_liveness
 #include <boost/test/unit_test.hpp>
+
+#include "support/in_child.hpp"  // after Boost.Test
 
 #include <boost/beast/core/buffers_to_string.hpp>
 
@@ -558,4 +566,174 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stop_ends_open_sessions, Server, servers) {
     BOOST_TEST(c.open == 0U);
     BOOST_TEST(c.count(close_cause::shutdown) == 3U);
     BOOST_TEST(server.stats().pending == 0U);
+}
+
+// ---- websocket_liveness alone: handshake_step() and Beast's timeouts ------------------------
+
+namespace {
+
+// A session with no peer: its stream is never connected, which is all start(),
+// handshake_step() and accepted() need.
+struct lone_session : std::enable_shared_from_this<lone_session> {
+    using config_type = idlewheel::beast::websocket_liveness_config<lone_session>;
+    ws_stream ws;
+    idlewheel::beast::websocket_liveness<lone_session> live;
+    lone_session(net::io_context& io, const config_type& config) : ws(io), live(config, *this, ws) {}
+};
+
+// An io_context run by the test thread, its wheel, and one config with `handshake` as the
+// handshake deadline (and idle and heartbeat far away).
+struct lone_fixture {
+    net::io_context io;
+    idlewheel::wheel_timer wheel{io};
+    idlewheel::liveness_stats stats;
+    lone_session::config_type config;
+    std::shared_ptr<lone_session> session;
+
+    explicit lone_fixture(std::chrono::nanoseconds handshake)
+        : config(wheel,
+                 {.handshake_timeout = handshake, .idle_timeout = 60s, .ping_interval = 30s, .pong_timeout = 30s},
+                 &stats),
+          session(std::make_shared<lone_session>(io, config)) {}
+
+    idlewheel::beast::websocket_liveness<lone_session>& live() { return session->live; }
+};
+
+using lone_phase = idlewheel::beast::websocket_liveness<lone_session>::phase;
+
+// Runs the io_context (and so the wheel) for `d` of real time.
+void run_for(net::io_context& io, steady_clock::duration d) {
+    run_until(
+        io, [] { return false; }, d);
+}
+
+}  // namespace
+
+// In time: true, still in the handshake, and its deadline exactly where start() put it (not
+// re-armed); the upgrade then opens the session.
+BOOST_AUTO_TEST_CASE(handshake_step_in_time_goes_on_and_keeps_the_deadline) {
+    lone_fixture f(5s);
+    f.live().start();
+    const auto due = f.live().expiry();
+    BOOST_TEST((due != idlewheel::wheel_timer::time_point::max()));
+    run_for(f.io, 30ms);  // time passes before the step
+    BOOST_TEST(f.live().handshake_step({}));
+    BOOST_TEST((f.live().current() == lone_phase::handshake));
+    BOOST_TEST((f.live().expiry() == due));
+    BOOST_TEST(f.live().handshake_step({}));  // a second step: the same
+    BOOST_TEST((f.live().expiry() == due));
+    BOOST_TEST(f.live().accepted({}));
+    BOOST_TEST((f.live().current() == lone_phase::open));
+    f.live().stop();
+}
+
+// The deadline from start() bounds the step and the upgrade together: a step in time does not
+// give the upgrade a new deadline, and the verdict comes no sooner than the handshake time
+// after start(); then the step, or the upgrade, are false.
+BOOST_AUTO_TEST_CASE(handshake_step_after_the_deadline_is_false) {
+    const auto handshake = 200ms;
+    lone_fixture f(handshake);
+    const auto t0 = steady_clock::now();
+    f.live().start();
+    const auto due = f.live().expiry();
+    run_for(f.io, handshake / 2);
+    BOOST_REQUIRE(f.live().handshake_step({}));
+    BOOST_TEST((f.live().expiry() == due));  // not re-armed: the same deadline
+    BOOST_REQUIRE(run_until(f.io, [&] { return f.live().has_verdict(); }));
+    BOOST_TEST(ms(steady_clock::now() - t0) >= ms(handshake));
+    BOOST_TEST((f.live().verdict() == idlewheel::liveness_event::handshake_timeout));
+    BOOST_TEST(f.live().expired());
+    BOOST_TEST(f.stats.handshake_timeouts == 1U);
+    BOOST_TEST(!f.live().handshake_step({}));  // a TLS success reported after the verdict
+    BOOST_TEST(!f.live().accepted({}));
+    BOOST_TEST((f.live().current() == lone_phase::ended));
+}
+
+// On an error: false, and the object stops (its entry leaves the wheel, no verdict ever).
+BOOST_AUTO_TEST_CASE(handshake_step_on_an_error_is_false_and_stops) {
+    lone_fixture f(100ms);
+    f.live().start();
+    BOOST_TEST((f.live().expiry() != idlewheel::wheel_timer::time_point::max()));  // in the wheel
+    BOOST_TEST(!f.live().handshake_step(net::error::connection_reset));
+    BOOST_TEST((f.live().current() == lone_phase::stopped));
+    BOOST_TEST((f.live().expiry() == idlewheel::wheel_timer::time_point::max()));  // out of it
+    BOOST_TEST(f.wheel.stats().pending == 0U);
+    BOOST_TEST(!f.live().handshake_step({}));  // stopped: nothing to go on with
+    run_for(f.io, 150ms);
+    BOOST_TEST(!f.live().has_verdict());
+    BOOST_TEST(f.stats.handshake_timeouts == 0U);
+}
+
+// Not started: false (no handshake to step through).
+BOOST_AUTO_TEST_CASE(handshake_step_before_start_is_false) {
+    lone_fixture f(100ms);
+    BOOST_TEST(!f.live().handshake_step({}));
+    BOOST_TEST((f.live().current() == lone_phase::stopped));
+}
+
+// Beast's suggested timeouts set BEFORE start() are harmless: start() turns them off.
+BOOST_AUTO_TEST_CASE(beast_timeout_before_start_is_turned_off) {
+    lone_fixture f(5s);
+    f.session->ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    f.live().start();
+    BOOST_TEST(f.live().accepted({}));
+    websocket::stream_base::timeout t{};
+    f.session->ws.get_option(t);
+    BOOST_TEST((t.handshake_timeout == websocket::stream_base::none()));
+    BOOST_TEST((t.idle_timeout == websocket::stream_base::none()));
+    BOOST_TEST(!t.keep_alive_pings);
+    f.live().stop();
+}
+
+namespace {
+
+// What accepted(ec) does with a Beast timeout set after start(), in a child process.
+idlewheel::test::child_outcome accept_after_late_timeout(const websocket::stream_base::timeout& late,
+                                                         boost::system::error_code ec) {
+    return idlewheel::test::in_child([late, ec] {
+        lone_fixture f(5s);
+        f.live().start();
+        f.session->ws.set_option(late);
+        const bool ok = f.live().accepted(ec);
+        websocket::stream_base::timeout t{};
+        f.session->ws.get_option(t);  // without the check: turned off again
+        const bool off = t.handshake_timeout == websocket::stream_base::none() &&
+                         t.idle_timeout == websocket::stream_base::none() && !t.keep_alive_pings;
+        ::_exit(off && ok == !ec ? 0 : 3);
+    });
+}
+
+constexpr std::string_view late_timeout_message =
+    "websocket::stream_base::timeout set after websocket_liveness::start(): Beast's own timer would run "
+    "beside idlewheel's; remove the set_option, or call start() after it";
+
+void expect_late_timeout_caught(const idlewheel::test::child_outcome& o) {
+#if IDLEWHEEL_CHECK_USAGE
+    BOOST_TEST(o.aborted);
+    BOOST_TEST(o.err.find(late_timeout_message) != std::string::npos, o.err);
+#else
+    BOOST_TEST(!o.aborted, o.err);
+    BOOST_TEST(o.exit_code == 0);  // accepted as usual, Beast's timeouts off again
+#endif
+}
+
+}  // namespace
+
+// timeout::suggested after start() (Beast's TLS example sets it after the TLS handshake):
+// never silent. With IDLEWHEEL_CHECK_USAGE (debug builds) accepted() aborts with the message,
+// on success and on error alike; without it, Beast's timeouts are turned off again.
+BOOST_AUTO_TEST_CASE(beast_suggested_timeout_after_start_is_caught_on_success) {
+    expect_late_timeout_caught(
+        accept_after_late_timeout(websocket::stream_base::timeout::suggested(beast::role_type::server), {}));
+}
+
+BOOST_AUTO_TEST_CASE(beast_suggested_timeout_after_start_is_caught_on_error) {
+    expect_late_timeout_caught(accept_after_late_timeout(
+        websocket::stream_base::timeout::suggested(beast::role_type::server), net::error::connection_reset));
+}
+
+// Any part of it counts: keep_alive_pings alone would make Beast ping beside us.
+BOOST_AUTO_TEST_CASE(beast_keep_alive_pings_after_start_is_caught) {
+    expect_late_timeout_caught(
+        accept_after_late_timeout({websocket::stream_base::none(), websocket::stream_base::none(), true}, {}));
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # examples/websocket_server_async (one io_context on N threads, a strand per session, liveness
 # on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
-# threads (more than this machine's 2 cores) and with 2; and test_wheel_pool (the pool on an
-# io_context run by 4 threads). Builds those two alone in
-# BUILD_DIR (default SOURCE_DIR/build/tsan-examples). Exit 0 only if both runs pass every check
-# with no ThreadSanitizer report (halt_on_error: a report ends the server, which the check sees).
+# threads (more than this machine's 2 cores) and with 2; examples/websocket_server_async_ssl
+# (the same over TLS, its stream on idlewheel::beast::tcp_stream) driven by
+# server_async_ssl_check.py with 2 threads; and test_wheel_pool (the pool on an io_context run
+# by 4 threads). Builds those three alone in BUILD_DIR (default
+# SOURCE_DIR/build/tsan-examples), with IDLEWHEEL_TSAN_JOBS build jobs (default 2). Exit 0 only
+# if every run passes every check with no ThreadSanitizer report (halt_on_error: a report ends
+# the server, which the check sees).
 #
 #   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR]]
 set -euo pipefail
@@ -15,9 +18,13 @@ mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWHEEL_SANITIZE=thread \
   -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" --target websocket_server_async test_wheel_pool http_server_async -j 2 >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
+cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async test_wheel_pool \
+  -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
-[[ $(nm "$server" | grep -c __tsan_func_entry || true) != 0 ]] || { echo "$server is not instrumented" >&2; exit 1; }
+ssl_server=$build/examples/websocket_server_async_ssl
+for s in "$server" "$ssl_server"; do
+  [[ $(nm "$s" | grep -c __tsan_func_entry || true) != 0 ]] || { echo "$s is not instrumented" >&2; exit 1; }
+done
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4"
 # The pool's own multi-threaded unit test first (4 threads on the io_context).
 "$build/tests/test_wheel_pool" --log_level=warning --report_level=short
@@ -27,4 +34,5 @@ done
 # examples/http_server_async (Beast's async HTTP server on idlewheel::beast::tcp_stream and a
 # wheel_pool), at 2 threads.
 /usr/bin/python3 "$here/http_server_async_check.py" "$build/examples/http_server_async" 2 1500
-echo "tsan_server_async.sh: clean at 4 and 2 threads"
+/usr/bin/python3 "$here/server_async_ssl_check.py" "$ssl_server" 2 1500
+echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP and TLS at 2"

@@ -29,6 +29,14 @@
 //  - accepted(ec) / on_read(ec) say whether to go on: false on an error, and false after a
 //    verdict even if the operation succeeded (a deadline that passed in the same turn of the
 //    io_context as the success: the socket is already being dropped).
+//  - handshake_step(ec): the same for a handshake that comes before the WebSocket upgrade
+//    (TLS, below); the handshake deadline keeps running.
+//  - Beast's websocket timeouts stay off: a stream_base::timeout other than "none" set after
+//    start() (timeout::suggested, say) would run Beast's own timer beside this object's.
+//    accepted(ec) looks: with the library's checks on (IDLEWHEEL_CHECK_USAGE,
+//    detail/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
+//    calls std::abort(); without them it turns Beast's timeouts off again. Set Beast's
+//    options before start(), or leave the timeout out.
 //  - send_ping: sent with async_ping only if no ping is in flight and no close under way
 //    (Beast allows one). Pings are never counted as our writes or messages.
 //  - idle: the close handshake, 1000 "idle timeout", once, and only if the peer has not
@@ -38,6 +46,25 @@
 //    operation completes with operation_aborted.
 // The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
 // called after that, last: it may log, count, or drop the last reference to the session.
+//
+// TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say): call
+// start() at TCP accept, before the TLS handshake. The handshake deadline then bounds the TLS
+// handshake and the WebSocket upgrade together, from accept to accepted(): one deadline, one
+// wheel entry, nothing on the tcp_stream (leave its expiry at never).
+//
+//     void on_run() {                          // on the session's strand, just accepted
+//         live.start();                        // the handshake deadline from now
+//         ws.next_layer().async_handshake(ssl::stream_base::server,
+//             beast::bind_front_handler(&session::on_tls_handshake, shared_from_this()));
+//     }
+//     void on_tls_handshake(beast::error_code ec) {
+//         if (!live.handshake_step(ec)) return;  // failed, or past the handshake deadline
+//         ws.async_accept(beast::bind_front_handler(&session::on_accept, shared_from_this()));
+//     }
+//     void on_accept(beast::error_code ec) {
+//         if (!live.accepted(ec)) return;      // idle and heartbeat from now
+//         do_read();
+//     }
 //
 // Requirements: Session derives from std::enable_shared_from_this and is owned by a
 // shared_ptr (a ping or close in flight holds one); the liveness object is a member of the
@@ -54,6 +81,7 @@
 #endif
 
 #include <idlewheel/beast.hpp>
+#include <idlewheel/detail/check_config.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>
@@ -65,8 +93,25 @@
 #include <boost/system/error_code.hpp>
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
+
+namespace idlewheel::detail {
+
+// The loud end of a Beast websocket timeout set after start() (IDLEWHEEL_CHECK_USAGE).
+[[noreturn]] inline void beast_timeout_after_start() noexcept {
+    std::fputs(
+        "idlewheel: websocket::stream_base::timeout set after websocket_liveness::start(): Beast's own timer "
+        "would run beside idlewheel's; remove the set_option, or call start() after it (see "
+        "idlewheel/beast/websocket_liveness.hpp)\n",
+        stderr);
+    std::fflush(stderr);
+    std::abort();
+}
+
+}  // namespace idlewheel::detail
 
 namespace idlewheel::beast {
 
@@ -101,10 +146,10 @@ private:
 
     static void dispatch(void* context, session_liveness& core, liveness_event e);
 
-    Stream Session::*stream_;            // or null: learnt from the first session (stream_at_)
+    Stream Session::*stream_;  // or null: learnt from the first session (stream_at_)
     hook_type hook_;
-    detail::owner_offset owner_;         // the liveness object in its Session
-    detail::owner_offset stream_at_;     // the stream in its Session
+    idlewheel::detail::owner_offset owner_;      // the liveness object in its Session
+    idlewheel::detail::owner_offset stream_at_;  // the stream in its Session
 };
 
 template <class Session, class Stream>
@@ -145,10 +190,32 @@ public:
         start_handshake();
     }
 
+    /// In the handler of a handshake that runs before the WebSocket upgrade (the TLS
+    /// handshake of a wss session: ssl_stream's async_handshake), after start(): true if the
+    /// session may go on to async_accept; the handshake deadline keeps running from start()
+    /// (it is not re-armed: it bounds this step and the upgrade together). False on an error
+    /// (the object stops: the session ends) or when the handshake deadline has already passed
+    /// (its verdict came first: the socket is being dropped, even if this step succeeded), or
+    /// if the object is not in its handshake (not started, stopped). Reads no clock; only an
+    /// error touches the wheel (stop(), O(1)).
+    [[nodiscard]] bool handshake_step(error_code ec) noexcept {
+        if (ec) {
+            stop();
+            return false;
+        }
+        return current() == phase::handshake;
+    }
+
     /// In async_accept's handler: true if the session may go on (success, in time); idle and
     /// heartbeat run from now. False on an error (the session ends) or after the handshake
     /// deadline passed (the success came too late: the socket is being dropped).
+    ///
+    /// It also checks that Beast's websocket timeouts are still off (on success and on
+    /// error): a stream_base::timeout other than none set after start() makes it print what
+    /// happened on stderr and call std::abort() when IDLEWHEEL_CHECK_USAGE is on (the
+    /// default unless NDEBUG), or turn them off again when it is off.
     [[nodiscard]] bool accepted(error_code ec) {
+        keep_beast_timeouts_off();
         if (ec) {
             stop();
             return false;
@@ -186,6 +253,7 @@ public:
     using session_liveness::awaiting_pong;
     using session_liveness::current;
     using session_liveness::expired;
+    using session_liveness::expiry;
     using session_liveness::has_verdict;
     using session_liveness::on_inbound;
     using session_liveness::peer_closing;
@@ -204,6 +272,21 @@ private:
         return static_cast<const config_type&>(session_liveness::config());
     }
     [[nodiscard]] Stream& stream() noexcept { return config().stream_at_.template member<Stream>(owner()); }
+
+    // Beast's timeouts must still be off (start() turned them off): see accepted().
+    void keep_beast_timeouts_off() {
+        using boost::beast::websocket::stream_base;
+        Stream& ws = stream();
+        stream_base::timeout t{};
+        ws.get_option(t);
+        if (t.handshake_timeout == stream_base::none() && t.idle_timeout == stream_base::none() && !t.keep_alive_pings)
+            return;
+#if IDLEWHEEL_CHECK_USAGE
+        idlewheel::detail::beast_timeout_after_start();
+#else
+        ws.set_option(stream_base::timeout{stream_base::none(), stream_base::none(), false});
+#endif
+    }
 
     void send_close(const boost::beast::websocket::close_reason& reason) {
         Stream& ws = stream();

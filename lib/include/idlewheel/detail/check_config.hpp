@@ -23,4 +23,14 @@
 #define IDLEWHEEL_CHECK_LIFETIME IDLEWHEEL_CHECK_EXECUTOR
 #endif
 
+// IDLEWHEEL_CHECK_USAGE: whether a misuse that would otherwise pass silently is reported: it
+// prints what happened and what to do on stderr and calls std::abort() (a Beast websocket
+// timeout set after idlewheel::beast::websocket_liveness::start(), seen by accepted()).
+// Without the check the library repairs what it can (it turns Beast's timeouts off again).
+// Default: IDLEWHEEL_CHECK_EXECUTOR's value (so on unless NDEBUG). Define it to 0 or 1 (the
+// same in every translation unit of a program) to choose; the check is a compare.
+#if !defined(IDLEWHEEL_CHECK_USAGE)
+#define IDLEWHEEL_CHECK_USAGE IDLEWHEEL_CHECK_EXECUTOR
+#endif
+
 #endif

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+"""Black-box check of examples/websocket_server_async_ssl (Beast's async WebSocket SSL server,
+one io_context on N threads, a strand per session, the stream on idlewheel::beast::tcp_stream,
+liveness on an idlewheel::wheel_pool; one handshake deadline from accept over TLS and the
+upgrade).
+
+    server_async_ssl_check.py SERVER THREADS [IDLE_MS]
+
+Makes a throwaway self-signed certificate and key (openssl req, valid one day, for 127.0.0.1)
+in a temporary directory, starts SERVER 127.0.0.1 0 THREADS CERT KEY IDLE_MS, learns the port
+from its first line, and runs, all at once over loopback (wss, the client trusting that
+certificate):
+  - active clients: a message every IDLE/4 for 2.5 x IDLE; every echo comes back, never closed;
+  - idle clients: TLS, upgrade, then only read (pings answered by the client library): closed
+    by the server with 1000 "idle timeout", never before IDLE after the connect;
+  - ping-silent clients (a dead peer): TLS, the upgrade by hand, then never read, so no pong:
+    dropped (no close frame) after ping interval + pong timeout (2/3 IDLE), before IDLE;
+  - no-hello clients: TCP connect, never a ClientHello: dropped at the handshake deadline
+    (IDLE/2);
+  - half-hello clients: half a ClientHello, then nothing (stopped mid-TLS-handshake): dropped
+    at the handshake deadline;
+  - no-upgrade clients: TLS completes, no HTTP upgrade ever: dropped at the handshake deadline
+    (the same one: it ran from the accept, not from the end of TLS), never answered;
+  - churn: workers connecting, echoing one message, closing, as fast as they can, plus peers
+    that give up mid-TLS-handshake and peers that reset right after the upgrade.
+Lower bounds take no slack (the library's contract: never early; each is measured from
+before the client connects, so the server's own time is shorter); upper bounds take SLACK (a
+loaded 2-core machine, ThreadSanitizer). The server must still be alive at the end (no crash,
+no abort, no sanitizer report: with halt_on_error a report ends it), then it is stopped by its
+PID with SIGTERM. Exit 0 if every check passed.
+"""
+
+import asyncio
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+import websockets
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The plain server's check parses argv when imported: the same positions here (SERVER THREADS
+# IDLE_MS), so its IDLE, SLACK and helpers mean the same.
+import server_async_check as plain  # noqa: E402
+from server_async_check import check, failures, upgrade_request  # noqa: E402
+
+SERVER = plain.SERVER
+THREADS = plain.THREADS
+IDLE = plain.IDLE
+SLACK = plain.SLACK
+DEADLINE = IDLE / 2  # the handshake deadline the example derives from IDLE
+
+
+def make_certificate(directory):
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+def client_context(cert):
+    ctx = ssl.create_default_context(cafile=cert)  # trusts the test certificate only
+    return ctx
+
+
+def client_hello(ctx):
+    """The bytes of a ClientHello, made without a socket (a memory BIO)."""
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+async def tls_connect(port, ctx):
+    return await asyncio.wait_for(
+        asyncio.open_connection("127.0.0.1", port, ssl=ctx, server_hostname="127.0.0.1"), SLACK)
+
+
+async def tls_read_to_eof(reader, limit):
+    """Everything (decrypted) until EOF, a reset or an abrupt end of TLS; None if the server did
+    not end the connection in time."""
+    data = b""
+    try:
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), limit)
+            if not chunk:
+                return data
+            data += chunk
+    except (ConnectionError, ssl.SSLError, asyncio.IncompleteReadError, OSError):
+        return data
+    except asyncio.TimeoutError:
+        return None
+
+
+def wss(port):
+    return f"wss://127.0.0.1:{port}/"
+
+
+async def active(port, ctx, i):
+    async with websockets.connect(wss(port), ssl=ctx, ping_interval=None, max_size=None) as ws:
+        end = time.monotonic() + 2.5 * IDLE
+        n = 0
+        while time.monotonic() < end:
+            msg = f"active {i} {n}"
+            await ws.send(msg)
+            got = await asyncio.wait_for(ws.recv(), SLACK)
+            check(got == msg, f"active {i}: echo {got!r} != {msg!r}")
+            n += 1
+            await asyncio.sleep(IDLE / 4)
+        check(n >= 8, f"active {i}: only {n} echoes")
+
+
+async def idle(port, ctx, i, seen):
+    t0 = time.monotonic()
+    async with websockets.connect(wss(port), ssl=ctx, ping_interval=None) as ws:
+        try:
+            await asyncio.wait_for(ws.recv(), IDLE + SLACK)
+            check(False, f"idle {i}: got a message")
+        except websockets.ConnectionClosed as e:
+            took = time.monotonic() - t0
+            seen.append(took)
+            code = e.rcvd.code if e.rcvd else None
+            reason = e.rcvd.reason if e.rcvd else None
+            check(code == 1000 and reason == "idle timeout", f"idle {i}: closed with {code} {reason!r}")
+            check(took >= IDLE, f"idle {i}: closed after {took:.3f}s, before the idle timeout {IDLE}s")
+            check(took <= IDLE + SLACK, f"idle {i}: closed only after {took:.3f}s")
+        except asyncio.TimeoutError:
+            check(False, f"idle {i}: not closed within {IDLE + SLACK:.1f}s")
+
+
+async def ping_silent(port, ctx, i, seen):
+    t0 = time.monotonic()
+    reader, writer = await tls_connect(port, ctx)
+    try:
+        writer.write(upgrade_request(port))
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
+        check(head.startswith(b"HTTP/1.1 101"), f"ping-silent {i}: no 101: {head[:40]!r}")
+        # No pong ever goes back (nothing is written). Still open at 0.6 IDLE?
+        await asyncio.sleep(max(0.0, t0 + 0.6 * IDLE - time.monotonic()))
+        check(not reader.at_eof() and reader.exception() is None,
+              f"ping-silent {i}: closed before ping interval + pong timeout")
+        rest = await tls_read_to_eof(reader, IDLE + SLACK)
+        took = time.monotonic() - t0
+        check(rest is not None, f"ping-silent {i}: not dropped within {IDLE + SLACK:.1f}s")
+        if rest is not None:
+            seen.append(took)
+            check(rest[:1] == b"\x89", f"ping-silent {i}: no ping before the drop: {rest[:8]!r}")
+            check(b"\x88" not in rest, f"ping-silent {i}: got a close frame, expected a drop: {rest[:16]!r}")
+            check(took >= 2 * IDLE / 3, f"ping-silent {i}: dropped after {took:.3f}s, before 2/3 of {IDLE}s")
+            check(took < IDLE + SLACK, f"ping-silent {i}: dropped only after {took:.3f}s")
+    finally:
+        writer.transport.abort()
+
+
+def check_deadline_drop(name, took, got, seen):
+    """A connection the server ended at its handshake deadline: never early, not late beyond
+    SLACK, never answered."""
+    check(got is not None, f"{name}: not dropped within {DEADLINE + SLACK:.1f}s")
+    if got is None:
+        return
+    seen.append(took)
+    check(b"101" not in got, f"{name}: answered: {got[:40]!r}")
+    check(took >= DEADLINE, f"{name}: dropped after {took:.3f}s, before the handshake deadline {DEADLINE}s")
+    check(took <= DEADLINE + SLACK, f"{name}: dropped only after {took:.3f}s")
+
+
+async def raw_tcp(port, first_bytes, name, seen):
+    """TCP only: sends first_bytes (maybe none), then nothing; waits for the server to end it."""
+    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    s = await plain.raw_connect(port)
+    try:
+        if first_bytes:
+            await loop.sock_sendall(s, first_bytes)
+        got = await plain.read_to_eof(loop, s, DEADLINE + SLACK)
+        check_deadline_drop(name, time.monotonic() - t0, got, seen)
+    finally:
+        s.close()
+
+
+async def no_upgrade(port, ctx, i, seen):
+    t0 = time.monotonic()
+    reader, writer = await tls_connect(port, ctx)
+    try:
+        got = await tls_read_to_eof(reader, DEADLINE + SLACK)
+        check_deadline_drop(f"no-upgrade {i}", time.monotonic() - t0, got, seen)
+    finally:
+        writer.transport.abort()
+
+
+async def churn(port, ctx, hello, i, stats, until):
+    loop = asyncio.get_running_loop()
+    n = 0
+    while time.monotonic() < until:
+        await asyncio.sleep(0.005)  # churn, not a flood: a sanitizer build's server keeps up
+        kind = n % 5
+        n += 1
+        if kind == 3:  # gives up mid-TLS-handshake
+            s = await plain.raw_connect(port)
+            await loop.sock_sendall(s, hello[: len(hello) // 3])
+            s.close()
+            stats["aborted"] += 1
+            continue
+        if kind == 4:  # reset right after the upgrade
+            reader, writer = await tls_connect(port, ctx)
+            writer.write(upgrade_request(port))
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            writer.transport.abort()
+            stats["reset"] += 1
+            continue
+        async with websockets.connect(wss(port), ssl=ctx, ping_interval=None) as ws:
+            msg = f"churn {i} {n}"
+            await ws.send(msg)
+            got = await asyncio.wait_for(ws.recv(), SLACK)
+            check(got == msg, f"churn {i}: echo {got!r}")
+            stats["echoed"] += 1
+
+
+def spread(name, values):
+    if values:
+        print(f"{name}: {len(values)} ended after {min(values):.3f}-{max(values):.3f}s", flush=True)
+
+
+async def main(port, ctx):
+    hello = client_hello(ctx)
+    stats = {"echoed": 0, "aborted": 0, "reset": 0}
+    seen = {k: [] for k in ("idle", "ping-silent", "no-hello", "half-hello", "no-upgrade")}
+    until = time.monotonic() + 2.5 * IDLE
+    named = [(f"active {i}", active(port, ctx, i)) for i in range(10)]
+    named += [(f"idle {i}", idle(port, ctx, i, seen["idle"])) for i in range(10)]
+    named += [(f"ping-silent {i}", ping_silent(port, ctx, i, seen["ping-silent"])) for i in range(5)]
+    named += [(f"no-hello {i}", raw_tcp(port, b"", f"no-hello {i}", seen["no-hello"])) for i in range(4)]
+    named += [(f"half-hello {i}", raw_tcp(port, hello[: len(hello) // 2], f"half-hello {i}", seen["half-hello"]))
+              for i in range(4)]
+    named += [(f"no-upgrade {i}", no_upgrade(port, ctx, i, seen["no-upgrade"])) for i in range(4)]
+    named += [(f"churn {i}", churn(port, ctx, hello, i, stats, until)) for i in range(8)]
+    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
+    for (name, _), r in zip(named, results):
+        if isinstance(r, BaseException):
+            check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
+    for name, values in seen.items():
+        spread(name, values)
+    print(f"churn: {stats}", flush=True)
+    check(stats["echoed"] >= 30, f"churn: only {stats['echoed']} echoed sessions")
+
+
+def run():
+    with tempfile.TemporaryDirectory(prefix="idlewheel-tls-") as directory:
+        cert, key = make_certificate(directory)
+        ctx = client_context(cert)
+        env = dict(os.environ)
+        env.setdefault("TSAN_OPTIONS", "halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4")
+        proc = subprocess.Popen([SERVER, "127.0.0.1", "0", str(THREADS), cert, key, str(int(IDLE * 1000))],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        try:
+            line = proc.stdout.readline()
+            if not line.startswith("listening on port "):
+                print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+                return 1
+            port = int(line.split()[-1])
+            print(f"server on port {port}, {THREADS} threads, idle {IDLE}s, handshake deadline {DEADLINE}s",
+                  flush=True)
+            asyncio.run(main(port, ctx))
+            check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
+        finally:
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGTERM)
+            try:
+                _, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+    for marker in ("ThreadSanitizer", "AddressSanitizer", "runtime error", "idlewheel:"):
+        if marker in err:
+            check(False, f"server stderr has {marker!r}")
+            print(err[-6000:], flush=True)
+            break
+    if failures:
+        print("server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]), flush=True)
+        print(f"server_async_ssl_check: {len(failures)} checks failed", flush=True)
+        return 1
+    print("server_async_ssl_check: every check passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
