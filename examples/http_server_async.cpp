@@ -24,17 +24,10 @@
 // pool is reached through a pointer at namespace scope, so that Beast's listener and its
 // constructor stay as they are (its ioc_ is then unused).
 //
-// One marked line is about a session's lifetime, not its timeouts: the listener makes each
-// session, and runs it, on the session's strand (net::dispatch to the socket's executor)
-// instead of on its own.
-// Beast's `std::make_shared<session>(...)->run()` holds a reference on the listener's thread
-// until run() returns; with N threads the session's whole life (read, write, close) can pass
-// on its strand meanwhile, and the session is then destroyed on the listener's thread. With
-// beast::tcp_stream that is harmless; an idlewheel::beast::tcp_stream destroyed with its
-// wheel entry still armed (its last deadline is left in the wheel after the last operation)
-// unlinks it from the shard's wheel, which must happen on that shard's strand: the library's
-// executor check aborts there (IDLEWHEEL_CHECK_EXECUTOR), and without it this is a data race
-// on the wheel. The churn of tests/examples/http_server_async_check.py makes it happen.
+// Beast's `std::make_shared<session>(...)->run()` stays: a session may end on its strand
+// before the listener's thread drops its reference, and is then destroyed there, which the
+// stream allows (with no operation pending it has nothing in any wheel). The churn of
+// tests/examples/http_server_async_check.py makes that happen.
 //
 // Both files have the lines marked `// test`, a test affordance for tests/examples/:
 //
@@ -454,7 +447,9 @@ private:
         else
         {
             // Create the session and run it
-            net::dispatch(socket.get_executor(), beast::bind_front_handler(&session::run, std::make_shared<session>(std::move(socket), doc_root_)));  // idlewheel: on its strand, so that its last reference is dropped there
+            std::make_shared<session>(
+                std::move(socket),
+                doc_root_)->run();
         }
 
         // Accept another connection
