@@ -64,21 +64,21 @@ namespace idlewheel {
 
 namespace detail {
 template <class S, class = void>
-struct has_next_layer : std::false_type {};
+struct stream_has_next_layer : std::false_type {};
 template <class S>
-struct has_next_layer<S, std::void_t<decltype(std::declval<S&>().next_layer())>> : std::true_type {};
+struct stream_has_next_layer<S, std::void_t<decltype(std::declval<S&>().next_layer())>> : std::true_type {};
 template <class S, class = void>
-struct has_socket_member : std::false_type {};
+struct stream_has_socket : std::false_type {};
 template <class S>
-struct has_socket_member<S, std::void_t<decltype(std::declval<S&>().socket())>> : std::true_type {};
+struct stream_has_socket<S, std::void_t<decltype(std::declval<S&>().socket())>> : std::true_type {};
 
 // The socket under a stream: down through next_layer(), then socket() (Beast's tcp_stream,
 // idlewheel::beast::tcp_stream), or the stream itself (a socket).
 template <class S>
 auto& lowest_socket(S& stream) noexcept {
-    if constexpr (has_next_layer<S>::value)
+    if constexpr (stream_has_next_layer<S>::value)
         return lowest_socket(stream.next_layer());
-    else if constexpr (has_socket_member<S>::value)
+    else if constexpr (stream_has_socket<S>::value)
         return stream.socket();
     else
         return stream;
