@@ -2,24 +2,32 @@
 //
 // Beast's asynchronous WebSocket SSL echo server (example/websocket/server/async-ssl in
 // Boost.Beast, as of boost-1.92.0.beta1), with its threading kept: ONE io_context run by N
-// threads, a strand per session. Its timeouts are idlewheel's: the stream is
-// websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>> (no system timer per
-// connection), and per session one websocket_liveness on the wheel of the session's strand,
-// from an idlewheel::wheel_pool, does the rest: one handshake deadline from the TCP accept to
-// the end of the WebSocket upgrade (the TLS handshake included: handshake_step() in its
-// handler), idle close 1000 "idle timeout", ping when quiet, drop a dead peer, a deadline on
-// the close handshake.
+// threads, a strand per session. Its timeouts are idlewheel's: the stream is Beast's
+// websocket::stream<ssl::stream<...>> (Asio's ssl::stream, as in Beast's example) over an
+// idlewheel::beast::tcp_stream (no system timer per connection), and per session one
+// websocket_liveness on the wheel of the session's strand, from an idlewheel::wheel_pool, does
+// the rest: one handshake deadline from the TCP accept to the end of the WebSocket upgrade (the
+// TLS handshake included: handshake_step() in its handler), idle close 1000 "idle timeout",
+// ping when quiet, drop a dead peer, a deadline on the close handshake.
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
-// them). Beast sets the TCP stream's expiry for the TLS handshake (30 s), turns it off after,
-// and sets websocket::stream_base::timeout::suggested before async_accept; all three go:
-// start() arms the one handshake deadline at accept, and a Beast timeout set after start()
-// would run Beast's own timer beside idlewheel's (accepted() reports it: see
+// them). As in examples/http_server_async.cpp, the pool's per-shard liveness configs are made
+// in main and reached through a pointer at namespace scope, so that Beast's listener and the
+// constructors of listener and session keep Beast's signatures (the listener's ioc_ is then
+// unused): each connection is accepted on a pool shard's strand where Beast calls
+// net::make_strand(ioc_), and its session takes that shard's config. Beast sets the TCP
+// stream's expiry for the TLS handshake (30 s), turns it off after, and sets
+// websocket::stream_base::timeout::suggested before async_accept; all three go: start() arms
+// the one handshake deadline at accept, and a Beast timeout set after start() would run
+// Beast's own timer beside idlewheel's (accepted() reports it: see
 // idlewheel/beast/websocket_liveness.hpp). As in examples/websocket_server_async.cpp, every
 // way a session ends stops its liveness on the session's strand. Everything else is Beast's
-// example, plus the marked `// test` lines (optional short times and a printed port, so that
-// tests/examples/ can drive it) and `// tls` lines: the certificate and its key come from
-// files (Beast's example compiles in a test certificate; no key is kept in this repository).
+// example (in this repository's layout, not Beast's), but for two commented returns (on_read
+// returns after a read error, where Beast's falls through to the echo; the listener stops
+// only when its acceptor is closed), plus the marked `// test` lines (optional short times and
+// a printed port, so that tests/examples/ can drive it), `// tls` lines (the certificate and
+// its key come from files: Beast's example compiles in a test certificate; no key is kept in
+// this repository) and one `// build` include.
 //
 //     websocket_server_async_ssl <address> <port> <threads> <cert.pem> <key.pem> [<idle-ms>]
 //
@@ -34,8 +42,8 @@
 #include <boost/asio/ssl/impl/src.hpp>  // build: Asio is compiled separately (idlewheel_asio), its SSL part here
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>  // idlewheel: beast::ssl_stream (Beast's example: websocket/ssl.hpp, for ssl::stream)
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -54,7 +62,8 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
-using liveness_configs = idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<class session, websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>>>>;  // idlewheel
+using liveness_configs = idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<class session, websocket::stream<ssl::stream<idlewheel::beast::tcp_stream>>>>;  // idlewheel
+liveness_configs* configs = nullptr;  // idlewheel: one per pool shard, made in main; Beast's listener stays as it is
 
 // Report a failure
 void fail(beast::error_code ec, char const* what) {
@@ -63,13 +72,13 @@ void fail(beast::error_code ec, char const* what) {
 
 // Echoes back all received WebSocket messages
 class session : public std::enable_shared_from_this<session> {
-    websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>> ws_;  // idlewheel: no timer in the stream
+    websocket::stream<ssl::stream<idlewheel::beast::tcp_stream>> ws_;  // idlewheel: no timer in the stream
     beast::flat_buffer buffer_;
-    idlewheel::beast::websocket_liveness<session, websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>>> live_;  // idlewheel
+    idlewheel::beast::websocket_liveness<session, decltype(ws_)> live_;  // idlewheel
 
 public:
     // Take ownership of the socket (built on a shard's strand: its config is that shard's)
-    session(tcp::socket&& socket, ssl::context& ctx, liveness_configs& c) : ws_(std::move(socket), ctx), live_(c.of(ws_.get_executor()), *this, ws_) {}  // idlewheel
+    session(tcp::socket&& socket, ssl::context& ctx) : ws_(std::move(socket), ctx), live_(configs->of(ws_.get_executor()), *this, ws_) {}  // idlewheel
 
     // Get on the correct executor
     void run() {
@@ -124,7 +133,7 @@ public:
         // This indicates that the session was closed
         if (ec == websocket::error::closed) return;
 
-        if (ec) return fail(ec, "read");
+        if (ec) return fail(ec, "read");  // (Beast's example has no return: it would echo after a read error)
 
         // Echo the message
         ws_.text(ws_.got_text());
@@ -148,12 +157,12 @@ public:
 
 // Accepts incoming connections and launches the sessions
 class listener : public std::enable_shared_from_this<listener> {
-    liveness_configs& configs_;  // idlewheel: where Beast keeps the io_context for make_strand
+    net::io_context& ioc_;
     ssl::context& ctx_;
     tcp::acceptor acceptor_;
 
 public:
-    listener(net::io_context& ioc, ssl::context& ctx, liveness_configs& configs, tcp::endpoint endpoint) : configs_(configs), ctx_(ctx), acceptor_(net::make_strand(ioc)) {  // idlewheel
+    listener(net::io_context& ioc, ssl::context& ctx, tcp::endpoint endpoint) : ioc_(ioc), ctx_(ctx), acceptor_(net::make_strand(ioc)) {
         beast::error_code ec;
 
         // Open the acceptor
@@ -192,7 +201,7 @@ public:
 private:
     void do_accept() {
         // The new connection gets its own strand: a shard's, the strand of its wheel
-        acceptor_.async_accept(configs_.pool().next().get_executor(),  // idlewheel
+        acceptor_.async_accept(configs->pool().next().get_executor(),  // idlewheel: was net::make_strand(ioc_)
                                beast::bind_front_handler(&listener::on_accept, shared_from_this()));
     }
 
@@ -203,7 +212,7 @@ private:
                                                               // peer reset before accept would end the server)
         } else {
             // Create the session and run it
-            std::make_shared<session>(std::move(socket), ctx_, configs_)->run();  // idlewheel
+            std::make_shared<session>(std::move(socket), ctx_)->run();
         }
 
         // Accept another connection
@@ -238,10 +247,10 @@ int main(int argc, char* argv[]) {
     ctx.use_private_key_file(argv[5], ssl::context::file_format::pem);  // tls
 
     idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool);  // idlewheel: wheels on strands; the streams find theirs
-    liveness_configs configs(pool, idlewheel::session_liveness_options{.handshake_timeout = idle / 2, .idle_timeout = idle, .ping_interval = idle / 3, .pong_timeout = idle / 3, .close_timeout = idle / 2});  // idlewheel
+    liveness_configs shard_configs(pool, idlewheel::session_liveness_options{.handshake_timeout = idle / 2, .idle_timeout = idle, .ping_interval = idle / 3, .pong_timeout = idle / 3, .close_timeout = idle / 2}); configs = &shard_configs;  // idlewheel
 
     // Create and launch a listening port
-    std::make_shared<listener>(ioc, ctx, configs, tcp::endpoint{address, port})->run();  // idlewheel
+    std::make_shared<listener>(ioc, ctx, tcp::endpoint{address, port})->run();
 
     // Run the I/O service on the requested number of threads
     std::vector<std::thread> v;
