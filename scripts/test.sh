@@ -28,7 +28,8 @@ ctest --test-dir build/test --output-on-failure -j"$jobs"
 tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
 
 # The matrix: unit tests only (-O1: they compile faster and run in seconds), warnings as errors.
-matrix_flags=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_BENCH=OFF)
+matrix_flags=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_BENCH=OFF
+  -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF)
 matrix() {  # NAME CMAKE_ARGS...: configure build/test-NAME, build, run
   local name=$1 begin=$SECONDS
   shift
@@ -51,7 +52,7 @@ include=$(fetched fetch_asio.sh 1.36 build/asio-1.36)
 matrix standalone-asio-1.36 -DIDLEWHEEL_STANDALONE_ASIO=ON -DIDLEWHEEL_ASIO_INCLUDE_DIR="$include" -DCMAKE_CXX_COMPILER=clang++
 
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWHEEL_WERROR=ON \
-  -DIDLEWHEEL_SANITIZE=address,undefined >/dev/null
+  -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads"
