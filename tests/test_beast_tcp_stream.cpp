@@ -14,6 +14,8 @@
 //    Real clocks: lower bounds are strict (never early), upper bounds generous.
 
 #include <idlewheel/beast/tcp_stream.hpp>
+// Second: its names must still resolve after this header's idlewheel::beast::detail (they did not).
+#include <idlewheel/beast/websocket_liveness.hpp>
 
 #include "support/manual_io.hpp"
 #include "support/net.hpp"
@@ -862,6 +864,49 @@ BOOST_FIXTURE_TEST_CASE(websocket_stream_handshake_echo_and_close, steady_fixtur
     BOOST_TEST(echoed == "hello");
     BOOST_CHECK_MESSAGE(!client_close, client_close.message());
     BOOST_CHECK_MESSAGE(server_end == websocket::error::closed, server_end.message());
+}
+
+// websocket_liveness over websocket::stream<tcp_stream> (Beast's advanced server's plain WebSocket
+// session): a client that connects and never sends its upgrade request is dropped at the handshake
+// deadline, through drop() on this stream (its socket closed: the accept ends with an error).
+struct liveness_session : std::enable_shared_from_this<liveness_session> {
+    websocket::stream<idlewheel::beast::tcp_stream> ws;
+    idlewheel::beast::websocket_liveness<liveness_session, websocket::stream<idlewheel::beast::tcp_stream>> live;
+    liveness_session(tcp::socket&& s,
+                     const idlewheel::beast::websocket_liveness_config<
+                         liveness_session, websocket::stream<idlewheel::beast::tcp_stream>>& c)
+        : ws(std::move(s)), live(c, *this, ws) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(websocket_liveness_drops_a_silent_peer_of_a_websocket_stream_on_this_stream, steady_fixture) {
+    constexpr auto limit = 200ms;
+    const idlewheel::beast::websocket_liveness_config<liveness_session, websocket::stream<idlewheel::beast::tcp_stream>>
+        config(wheel, idlewheel::session_liveness_options{.handshake_timeout = limit, .idle_timeout = 10s});
+    error_code accept_ec;
+    bool accepted = true, done = false;
+    steady_clock::duration took{};
+    std::shared_ptr<liveness_session> session;
+    tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());  // and never sends a byte
+    acceptor.async_accept([&](error_code ec, tcp::socket s) {
+        BOOST_REQUIRE(!ec);
+        session = std::make_shared<liveness_session>(std::move(s), config);
+        const auto t0 = steady_clock::now();
+        session->live.start();
+        session->ws.async_accept([&, t0, keep = session](error_code hec) {
+            took = steady_clock::now() - t0;
+            accept_ec = hec;
+            accepted = keep->live.accepted(hec);
+            done = true;
+        });
+    });
+    BOOST_TEST(run_until(io, [&] { return done; }));
+    BOOST_TEST(!accepted);
+    BOOST_TEST(static_cast<bool>(accept_ec));
+    BOOST_TEST(session->live.has_verdict());
+    BOOST_TEST((session->live.verdict() == idlewheel::liveness_event::handshake_timeout));
+    BOOST_TEST(ms(took) >= ms(limit));
+    BOOST_TEST(!session->ws.next_layer().socket().is_open());
 }
 
 BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request, steady_fixture) {

@@ -92,7 +92,7 @@ template <class Stream>
 void drop(Stream& stream) noexcept {
     auto& lowest = boost::beast::get_lowest_layer(stream);
     boost::system::error_code ignored;  // closing can only fail if already closed
-    if constexpr (detail::has_socket_member<std::remove_reference_t<decltype(lowest)>>::value)
+    if constexpr (idlewheel::detail::has_socket_member<std::remove_reference_t<decltype(lowest)>>::value)
         lowest.socket().close(ignored);
     else
         lowest.close(ignored);

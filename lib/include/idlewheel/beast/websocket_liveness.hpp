@@ -103,8 +103,8 @@ private:
 
     Stream Session::*stream_;            // or null: learnt from the first session (stream_at_)
     hook_type hook_;
-    detail::owner_offset owner_;         // the liveness object in its Session
-    detail::owner_offset stream_at_;     // the stream in its Session
+    idlewheel::detail::owner_offset owner_;        // the liveness object in its Session
+    idlewheel::detail::owner_offset stream_at_;    // the stream in its Session
 };
 
 template <class Session, class Stream>
