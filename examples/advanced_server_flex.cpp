@@ -14,19 +14,29 @@
 //    calls net::make_strand(ioc)), registered with use_wheel_pool(), so that each stream finds
 //    its shard's wheel from its executor;
 //  - our stream does not move (the wheel points into it): the plain sessions are built from
-//    stream.release_socket(), and the TLS stream is Beast's beast::ssl_stream (the `ssl` namespace
-//    below makes `ssl::stream` name it), which holds its stream by pointer and so moves where
-//    net::ssl::stream<tcp_stream> would need a movable tcp_stream;
-//  - the WebSocket sessions replace websocket::stream_base::timeout::suggested with an
-//    idlewheel::beast::websocket_liveness (handshake deadline, idle close 1000 "idle timeout",
-//    pings when quiet, a dead peer dropped, a deadline on the close handshake), one config per
-//    session type and shard;
+//    stream.release_socket(), and the TLS stream is an idlewheel::beast::ssl_stream (the `ssl`
+//    namespace below makes `ssl::stream` name it), which holds net::ssl::stream on the heap and
+//    so moves: net::ssl::stream<tcp_stream> holds its next layer by value and would need a
+//    movable tcp_stream (so does beast::ssl_stream from Boost 1.86 on);
+//  - the listener's accept completes on the new connection's strand: Beast's listener drops its
+//    reference to the new session after run(), and a session that ended at once (a peer that
+//    resets) would then be destroyed off its strand, with its stream's node still in the wheel;
+//  - the WebSocket sessions keep Beast's timeout::suggested line, and an
+//    idlewheel::beast::websocket_liveness started right before async_accept turns it off and
+//    replaces it (handshake deadline, idle close 1000 "idle timeout", pings when quiet, a dead
+//    peer dropped, a deadline on the close handshake), one config per session type and shard.
+//    Every reference to a WebSocket session is dropped on its strand (the HTTP session makes it
+//    there), so a failed write needs no live_.stop(): the liveness is destroyed with the session;
 //  - Beast ends with the io_context's destructor, which destroys the sessions whose operations
-//    are still pending: a tcp_stream must not be destroyed with one pending, nor after its wheel
-//    (the pool, destroyed first). After SIGINT / SIGTERM this program exits without destructors.
+//    are still pending, off their strands: a tcp_stream must not be destroyed with one pending,
+//    nor after its wheel (the pool, destroyed before the io_context). After SIGINT / SIGTERM this
+//    program ends without destructors (std::_Exit).
 // The conversion is the lines marked `// idlewheel` (a test counts them). The lines marked
 // `// cert` load the certificate and key from files (Beast's example/common/server_certificate.hpp
-// embeds a key, which we do not ship); the lines marked `// test` let tests/examples/ drive it.
+// embeds a key, which we do not ship); `// fix` sets the write expiry before each response, as
+// Beast issue 2865 advises (Beast's example times out every response after the first 30 s of a
+// keep-alive connection); `// test` lets tests/examples/ drive it; `// warnings` keeps
+// -Wsign-conversion quiet.
 //
 //     advanced_server_flex <address> <port> <doc_root> <threads> <cert.pem> <key.pem> [<timeout-ms>]
 //
@@ -37,6 +47,7 @@
 // close deadlines are half of it, pings go out after a third of it of silence and must be
 // answered within a third. <port> 0 picks a free port; the port is printed (test).
 #include <idlewheel/beast/tcp_stream.hpp>          // idlewheel
+#include <idlewheel/beast/ssl_stream.hpp>          // idlewheel
 #include <idlewheel/beast/websocket_liveness.hpp>  // idlewheel
 
 #include <algorithm>
@@ -47,7 +58,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>  // idlewheel: beast::ssl_stream
 #include <boost/beast/version.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
@@ -68,7 +78,7 @@ namespace beast { using namespace boost::beast; using idlewheel::beast::tcp_stre
 namespace http = beast::http;            // from <boost/beast/http.hpp>
 namespace websocket = beast::websocket;  // from <boost/beast/websocket.hpp>
 namespace net = boost::asio;             // from <boost/asio.hpp>
-namespace ssl { using namespace boost::asio::ssl; template <class Next> using stream = beast::ssl_stream<Next>; }  // idlewheel: movable
+namespace ssl { using namespace boost::asio::ssl; template <class Next> using stream = idlewheel::beast::ssl_stream<Next>; }  // idlewheel: movable
 // clang-format on
 using tcp = boost::asio::ip::tcp;  // from <boost/asio/ip/tcp.hpp>
 
@@ -301,8 +311,8 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
-        // (The session ends here, on its strand, where every reference to it is dropped: its
-        // liveness, destroyed with it, needs no stop() first.)
+        // (No live_.stop(): every reference to the session is dropped on its strand, where its
+        // liveness is destroyed with it.)
         if (ec) return fail(ec, "write");
 
         // Clear the buffer
@@ -733,7 +743,7 @@ int main(int argc, char* argv[]) {
 
     // Run the I/O service on the requested number of threads
     std::vector<std::thread> v;
-    v.reserve(static_cast<std::size_t>(threads - 1));
+    v.reserve(static_cast<std::size_t>(threads - 1));  // warnings
     for (auto i = threads - 1; i > 0; --i) v.emplace_back([&ioc] { ioc.run(); });
     ioc.run();
 
