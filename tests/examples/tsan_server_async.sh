@@ -7,6 +7,9 @@
 # with no ThreadSanitizer report (halt_on_error: a report ends the server, which the check sees).
 #
 #   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR]]
+#
+# Also examples/advanced_server_flex (plain and TLS, HTTP and WebSocket), built in the same call and
+# checked by advanced_server_flex_check.py at 2 threads.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
@@ -15,7 +18,7 @@ mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWHEEL_SANITIZE=thread \
   -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" --target websocket_server_async test_wheel_pool -j 2 >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
+cmake --build "$build" --target websocket_server_async test_wheel_pool advanced_server_flex -j 2 >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
 [[ $(nm "$server" | grep -c __tsan_func_entry || true) != 0 ]] || { echo "$server is not instrumented" >&2; exit 1; }
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4"
@@ -24,4 +27,6 @@ export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history
 for threads in 4 2; do
   /usr/bin/python3 "$here/server_async_check.py" "$server" "$threads" 1500
 done
+# examples/advanced_server_flex (plain and TLS, HTTP and WebSocket) at 2 threads.
+/usr/bin/python3 "$here/advanced_server_flex_check.py" "$build/examples/advanced_server_flex" 2 1500
 echo "tsan_server_async.sh: clean at 4 and 2 threads"
