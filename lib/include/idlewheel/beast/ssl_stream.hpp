@@ -25,6 +25,7 @@
 // Thread safety: as asio::ssl::stream (distinct objects safe, shared objects unsafe).
 
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/role.hpp>
@@ -33,6 +34,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 namespace idlewheel::beast {
@@ -70,7 +72,8 @@ public:
 
     void handshake(handshake_type type) { p_->handshake(type); }
     void handshake(handshake_type type, boost::system::error_code& ec) { p_->handshake(type, ec); }
-    template <class ConstBufferSequence>
+    template <class ConstBufferSequence,
+              std::enable_if_t<boost::asio::is_const_buffer_sequence<ConstBufferSequence>::value, int> = 0>
     void handshake(handshake_type type, const ConstBufferSequence& buffers) {
         p_->handshake(type, buffers);
     }
@@ -85,7 +88,8 @@ public:
     }
     /// The buffered form (bytes already read, e.g. by async_detect_ssl). Completion:
     /// void(error_code, std::size_t bytes_used).
-    template <class ConstBufferSequence, class Token = boost::asio::default_completion_token_t<executor_type>>
+    template <class ConstBufferSequence, class Token = boost::asio::default_completion_token_t<executor_type>,
+              std::enable_if_t<boost::asio::is_const_buffer_sequence<ConstBufferSequence>::value, int> = 0>
     auto async_handshake(handshake_type type, const ConstBufferSequence& buffers,
                          Token&& token = boost::asio::default_completion_token_t<executor_type>()) {
         return p_->async_handshake(type, buffers, std::forward<Token>(token));
