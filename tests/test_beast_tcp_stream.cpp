@@ -14,6 +14,9 @@
 //    Real clocks: lower bounds are strict (never early), upper bounds generous.
 
 #include <idlewheel/beast/tcp_stream.hpp>
+// Second: its names must still resolve after this header's idlewheel::beast::detail (they did not).
+#include <idlewheel/beast/websocket_liveness.hpp>
+#include <idlewheel/beast/ssl_stream.hpp>  // the TLS stream that moves with this one inside
 
 #include "support/manual_io.hpp"
 #include "support/net.hpp"
@@ -53,6 +56,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -917,6 +921,49 @@ BOOST_FIXTURE_TEST_CASE(websocket_stream_handshake_echo_and_close, steady_fixtur
     BOOST_CHECK_MESSAGE(server_end == websocket::error::closed, server_end.message());
 }
 
+// websocket_liveness over websocket::stream<tcp_stream> (Beast's advanced server's plain WebSocket
+// session): a client that connects and never sends its upgrade request is dropped at the handshake
+// deadline, through drop() on this stream (its socket closed: the accept ends with an error).
+struct liveness_session : std::enable_shared_from_this<liveness_session> {
+    websocket::stream<idlewheel::beast::tcp_stream> ws;
+    idlewheel::beast::websocket_liveness<liveness_session, websocket::stream<idlewheel::beast::tcp_stream>> live;
+    liveness_session(tcp::socket&& s,
+                     const idlewheel::beast::websocket_liveness_config<
+                         liveness_session, websocket::stream<idlewheel::beast::tcp_stream>>& c)
+        : ws(std::move(s)), live(c, *this, ws) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(websocket_liveness_drops_a_silent_peer_of_a_websocket_stream_on_this_stream, steady_fixture) {
+    constexpr auto limit = 200ms;
+    const idlewheel::beast::websocket_liveness_config<liveness_session, websocket::stream<idlewheel::beast::tcp_stream>>
+        config(wheel, idlewheel::session_liveness_options{.handshake_timeout = limit, .idle_timeout = 10s});
+    error_code accept_ec;
+    bool accepted = true, done = false;
+    steady_clock::duration took{};
+    std::shared_ptr<liveness_session> session;
+    tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());  // and never sends a byte
+    acceptor.async_accept([&](error_code ec, tcp::socket s) {
+        BOOST_REQUIRE(!ec);
+        session = std::make_shared<liveness_session>(std::move(s), config);
+        const auto t0 = steady_clock::now();
+        session->live.start();
+        session->ws.async_accept([&, t0, keep = session](error_code hec) {
+            took = steady_clock::now() - t0;
+            accept_ec = hec;
+            accepted = keep->live.accepted(hec);
+            done = true;
+        });
+    });
+    BOOST_TEST(run_until(io, [&] { return done; }));
+    BOOST_TEST(!accepted);
+    BOOST_TEST(static_cast<bool>(accept_ec));
+    BOOST_TEST(session->live.has_verdict());
+    BOOST_TEST((session->live.verdict() == idlewheel::liveness_event::handshake_timeout));
+    BOOST_TEST(ms(took) >= ms(limit));
+    BOOST_TEST(!session->ws.next_layer().socket().is_open());
+}
+
 BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request, steady_fixture) {
     constexpr auto limit = 300ms;
     error_code server_ec;
@@ -1091,6 +1138,67 @@ BOOST_FIXTURE_TEST_CASE(websocket_over_ssl_stream_handshake_and_echo, tls_fixtur
         rethrow);
     BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
     BOOST_TEST(echoed == "over tls");
+}
+
+// idlewheel::beast::ssl_stream<tcp_stream> moves (a pointer move: the tcp_stream, which the wheel
+// points into, stays where it is), where asio's ssl::stream<tcp_stream> (and Beast's ssl_stream
+// from Boost 1.86) would move the tcp_stream: the hand-over of Beast's advanced server, a TLS
+// handshake on one object, then a websocket::stream built from it by moving.
+static_assert(std::is_nothrow_move_constructible_v<idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>>);
+static_assert(!std::is_move_constructible_v<idlewheel::beast::tcp_stream>);
+
+BOOST_FIXTURE_TEST_CASE(idlewheel_ssl_stream_moves_into_a_websocket_stream_after_its_handshake, tls_fixture) {
+    using tls_stream = idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>;
+    std::string echoed;
+    bool server_done = false, client_done = false, same_tcp_stream = false;
+    net::co_spawn(
+        io,
+        [&]() -> net::awaitable<void> {
+            auto [aec, sock] = co_await acceptor.async_accept(as_result);
+            BOOST_REQUIRE(!aec);
+            tls_stream tls(std::move(sock), server_ctx);
+            beast::get_lowest_layer(tls).expires_after(patience);
+            auto [tec] = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
+            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
+            const idlewheel::beast::tcp_stream* before = &beast::get_lowest_layer(tls);
+            websocket::stream<tls_stream> ws(std::move(tls));
+            same_tcp_stream = before == &beast::get_lowest_layer(ws);
+            auto [hec] = co_await ws.async_accept(as_result);
+            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
+            beast::flat_buffer buffer;
+            auto [rec, n] = co_await ws.async_read(buffer, as_result);
+            BOOST_REQUIRE(!rec);
+            auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
+            BOOST_REQUIRE(!wec);
+            co_await ws.async_read(buffer, as_result);  // the client's close
+            server_done = true;
+        },
+        rethrow);
+    net::co_spawn(
+        io,
+        [&]() -> net::awaitable<void> {
+            websocket::stream<tls_stream> ws(io, client_ctx);
+            beast::get_lowest_layer(ws).expires_after(patience);
+            auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(acceptor.local_endpoint(), as_result);
+            BOOST_REQUIRE(!cec);
+            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
+            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
+            auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
+            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
+            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("moved")), as_result);
+            BOOST_REQUIRE(!wec);
+            beast::flat_buffer buffer;
+            auto [rec, m] = co_await ws.async_read(buffer, as_result);
+            BOOST_REQUIRE(!rec);
+            echoed = beast::buffers_to_string(buffer.data());
+            auto [clec] = co_await ws.async_close(websocket::close_code::normal, as_result);
+            BOOST_CHECK_MESSAGE(!clec, clec.message());  // the TLS teardown found by lookup
+            client_done = true;
+        },
+        rethrow);
+    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
+    BOOST_TEST(same_tcp_stream);
+    BOOST_TEST(echoed == "moved");
 }
 
 BOOST_FIXTURE_TEST_CASE(tls_handshake_times_out_when_the_peer_never_says_hello, tls_fixture) {

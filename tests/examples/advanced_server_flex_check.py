@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+"""Black-box check of examples/advanced_server_flex (Beast's advanced server, flex: plain and TLS
+on one port, HTTP and WebSocket, one io_context on N threads, a strand per connection; its
+timeouts on an idlewheel::wheel_pool).
+
+    advanced_server_flex_check.py SERVER THREADS [T_MS]
+
+Makes a throwaway certificate and key (openssl req -x509 -newkey rsa:2048 -nodes -days 1
+-subj /CN=127.0.0.1) and a doc_root with one file in a temporary directory, starts
+SERVER 127.0.0.1 0 DOC_ROOT THREADS CERT KEY T_MS (port 0: it prints the one it got) and runs, all
+at once over loopback, for plain and TLS alike:
+  - HTTP keep-alive active clients: a GET every T/4 for 2.5 T, each answered 200 with the file,
+    never cut;
+  - HTTP keep-alive idle clients: one GET, then silence: closed by the server, never before T
+    after the request was sent;
+  - slowloris: request headers a byte every 50 ms, never finished: cut never before T after the
+    connect (the server's expiry is set after that, at the start of the read), and by T + slack;
+  - a TCP client that never sends a byte (no ClientHello, no request): cut at T;
+  - a TLS client that stops after the first bytes of a ClientHello, and one that sends a whole
+    ClientHello and then stops mid-handshake: dropped at T;
+  - ws:// and wss:// active echo clients: a message every T/4 for 2.5 T, every echo back, never cut;
+  - ws:// and wss:// idle clients: closed with 1000 "idle timeout", never before T after the
+    connect (pings are answered by the client library: signs of life, not messages);
+  - a ws:// peer that never reads (so never answers a ping): dropped without a close frame after
+    the ping interval + pong timeout (2/3 T), never before;
+  - churn: HTTP and HTTPS requests with Connection: close, ws and wss echoes, TLS handshakes
+    abandoned, connections reset.
+Lower bounds take no slack; upper bounds take SLACK (TSan on a loaded 2-core machine). The server
+must still be alive at the end (no crash, no abort, no sanitizer report: with halt_on_error one
+ends it), then SIGTERM (by PID) must stop it with exit status 0. Exit 0 if every check passed.
+"""
+
+import asyncio
+import base64
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+import websockets
+
+SERVER = sys.argv[1]
+THREADS = int(sys.argv[2])
+T = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 1.0
+SLACK = 2.0 + T  # upper bounds only: a loaded 2-core machine, possibly TSan
+BODY = b"<html>idlewheel flex</html>\n"
+failures = []
+seen = {}  # kind -> (min, max) of the cut times measured, for the report
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def note(kind, took):
+    lo, hi = seen.get(kind, (took, took))
+    seen[kind] = (min(lo, took), max(hi, took))
+
+
+def client_tls():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # a throwaway self-signed certificate
+    return ctx
+
+
+async def open_http(port, tls):
+    return await asyncio.wait_for(
+        asyncio.open_connection("127.0.0.1", port, ssl=client_tls() if tls else None,
+                                server_hostname="127.0.0.1" if tls else None), SLACK)
+
+
+def get_request(close=False):
+    return (b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+            (b"Connection: close\r\n" if close else b"") + b"\r\n")
+
+
+async def read_response(reader):
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    body = await asyncio.wait_for(reader.readexactly(length), SLACK)
+    return head.split(b"\r\n")[0], body
+
+
+async def wait_closed_by_server(reader, limit):
+    """Seconds until the server ended the connection (EOF, reset, TLS error), None if not in time."""
+    try:
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), limit)
+            if not chunk:
+                return True
+    except asyncio.TimeoutError:
+        return None
+    except (ConnectionError, ssl.SSLError, OSError):
+        return True
+
+
+def name(tls):
+    return "https" if tls else "http"
+
+
+async def http_active(port, tls, i):
+    reader, writer = await open_http(port, tls)
+    try:
+        end = time.monotonic() + 2.5 * T
+        n = 0
+        while time.monotonic() < end:
+            writer.write(get_request())
+            await writer.drain()
+            status, body = await read_response(reader)
+            check(status == b"HTTP/1.1 200 OK" and body == BODY, f"{name(tls)} active {i}: {status!r} {body[:40]!r}")
+            n += 1
+            await asyncio.sleep(T / 4)
+        check(n >= 8, f"{name(tls)} active {i}: only {n} responses")
+    finally:
+        writer.close()
+
+
+async def http_idle(port, tls, i):
+    reader, writer = await open_http(port, tls)
+    try:
+        t0 = time.monotonic()  # before the request: the server's expiry is set after it reads it
+        writer.write(get_request())
+        await writer.drain()
+        status, body = await read_response(reader)
+        check(status == b"HTTP/1.1 200 OK" and body == BODY, f"{name(tls)} idle {i}: {status!r}")
+        closed = await wait_closed_by_server(reader, T + SLACK)
+        took = time.monotonic() - t0
+        note(f"{name(tls)} idle keep-alive", took)
+        check(closed is not None, f"{name(tls)} idle {i}: not closed within {T + SLACK:.1f}s")
+        check(took >= T, f"{name(tls)} idle {i}: closed after {took:.3f}s, before T {T}s")
+    finally:
+        writer.close()
+
+
+async def slowloris(port, tls, i):
+    t0 = time.monotonic()  # before the connect (and the TLS handshake): the read starts after it
+    reader, writer = await open_http(port, tls)
+    request = get_request()[:-2]  # never the end of the headers
+    done = asyncio.Event()
+
+    async def trickle():
+        for k in range(10 ** 6):
+            if done.is_set():
+                return
+            try:
+                writer.write(request[k % len(request):k % len(request) + 1] if k < len(request) else b"X")
+                await writer.drain()
+            except (ConnectionError, ssl.SSLError, OSError):
+                return
+            await asyncio.sleep(0.05)
+
+    sender = asyncio.create_task(trickle())
+    try:
+        closed = await wait_closed_by_server(reader, T + SLACK)
+        took = time.monotonic() - t0
+        done.set()
+        note(f"{name(tls)} slowloris", took)
+        check(closed is not None, f"{name(tls)} slowloris {i}: not cut within {T + SLACK:.1f}s")
+        check(took >= T, f"{name(tls)} slowloris {i}: cut after {took:.3f}s, before T {T}s")
+    finally:
+        done.set()
+        await sender
+        writer.close()
+
+
+async def raw_connect(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setblocking(False)
+    await asyncio.wait_for(asyncio.get_running_loop().sock_connect(s, ("127.0.0.1", port)), SLACK)
+    return s
+
+
+async def raw_wait_closed(s, limit):
+    """True when the server ended the connection, None if not in time; what it sent is dropped."""
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            chunk = await asyncio.wait_for(loop.sock_recv(s, 65536), limit)
+            if not chunk:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except asyncio.TimeoutError:
+        return None
+
+
+def client_hello():
+    """A real TLS ClientHello, as a client would send it first."""
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = client_tls().wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+async def silent(port, kind, i):
+    """kind: 'tcp' sends nothing; 'hello-start' the first 6 bytes of a ClientHello; 'hello' a whole
+    ClientHello (the server answers, then waits for the rest of the handshake forever)."""
+    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    s = await raw_connect(port)
+    try:
+        if kind != "tcp":
+            hello = client_hello()
+            await loop.sock_sendall(s, hello[:6] if kind == "hello-start" else hello)
+        closed = await raw_wait_closed(s, T + SLACK)
+        took = time.monotonic() - t0
+        note(f"silent {kind}", took)
+        check(closed is not None, f"silent {kind} {i}: not cut within {T + SLACK:.1f}s")
+        check(took >= T, f"silent {kind} {i}: cut after {took:.3f}s, before T {T}s")
+    finally:
+        s.close()
+
+
+def ws_uri(port, tls):
+    return f"{'wss' if tls else 'ws'}://127.0.0.1:{port}/"
+
+
+def ws_connect(port, tls, **kw):
+    return websockets.connect(ws_uri(port, tls), ssl=client_tls() if tls else None, ping_interval=None,
+                              open_timeout=SLACK, **kw)
+
+
+async def ws_active(port, tls, i):
+    async with ws_connect(port, tls, max_size=None) as ws:
+        end = time.monotonic() + 2.5 * T
+        n = 0
+        while time.monotonic() < end:
+            msg = f"active {i} {n}"
+            await ws.send(msg)
+            got = await asyncio.wait_for(ws.recv(), SLACK)
+            check(got == msg, f"{ws_uri(port, tls)} active {i}: echo {got!r} != {msg!r}")
+            n += 1
+            await asyncio.sleep(T / 4)
+        check(n >= 8, f"{ws_uri(port, tls)} active {i}: only {n} echoes")
+
+
+async def ws_idle(port, tls, i):
+    what = f"{'wss' if tls else 'ws'} idle {i}"
+    t0 = time.monotonic()
+    async with ws_connect(port, tls) as ws:
+        try:
+            await asyncio.wait_for(ws.recv(), T + SLACK)
+            check(False, f"{what}: got a message")
+        except websockets.ConnectionClosed as e:
+            took = time.monotonic() - t0
+            note(f"{'wss' if tls else 'ws'} idle", took)
+            code = e.rcvd.code if e.rcvd else None
+            reason = e.rcvd.reason if e.rcvd else None
+            check(code == 1000 and reason == "idle timeout", f"{what}: closed with {code} {reason!r}")
+            check(took >= T, f"{what}: closed after {took:.3f}s, before the idle timeout {T}s")
+        except asyncio.TimeoutError:
+            check(False, f"{what}: not closed within {T + SLACK:.1f}s")
+
+
+def upgrade_request(port):
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
+async def ping_silent(port, i):
+    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    s = await raw_connect(port)
+    try:
+        await loop.sock_sendall(s, upgrade_request(port))
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = await asyncio.wait_for(loop.sock_recv(s, 1), SLACK)  # the head only: the ping stays unread
+            if not chunk:
+                break
+            head += chunk
+        check(head.startswith(b"HTTP/1.1 101"), f"ping-silent {i}: no 101: {head[:40]!r}")
+        # Never read before 0.6 T: the ping waits unread, no pong goes back. Still open then?
+        await asyncio.sleep(max(0.0, t0 + 0.6 * T - time.monotonic()))
+        try:
+            check(s.recv(65536, socket.MSG_PEEK) != b"", f"ping-silent {i}: closed before 2/3 T")
+        except BlockingIOError:
+            pass  # nothing yet: open
+        data = b""
+        try:
+            while True:
+                chunk = await asyncio.wait_for(loop.sock_recv(s, 65536), T + SLACK)
+                if not chunk:
+                    break
+                data += chunk
+            closed = True
+        except (ConnectionResetError, BrokenPipeError):
+            closed = True
+        except asyncio.TimeoutError:
+            closed = False
+        took = time.monotonic() - t0
+        note("ws ping-silent", took)
+        check(closed, f"ping-silent {i}: not dropped within {T + SLACK:.1f}s")
+        if closed:
+            check(data[:1] == b"\x89", f"ping-silent {i}: no ping before the drop: {data[:8]!r}")
+            check(b"\x88" not in data, f"ping-silent {i}: got a close frame, expected a drop: {data[:16]!r}")
+            check(took >= 2 * T / 3, f"ping-silent {i}: dropped after {took:.3f}s, before 2/3 of {T}s")
+    finally:
+        s.close()
+
+
+async def churn(port, i, stats, until):
+    loop = asyncio.get_running_loop()
+    n = 0
+    while time.monotonic() < until:
+        await asyncio.sleep(0.005)  # churn, not a flood: a sanitizer build's server keeps up
+        kind = n % 7
+        n += 1
+        if kind in (0, 1):  # one request, Connection: close, plain or TLS
+            reader, writer = await open_http(port, kind == 1)
+            writer.write(get_request(close=True))
+            await writer.drain()
+            status, body = await read_response(reader)
+            check(status == b"HTTP/1.1 200 OK" and body == BODY, f"churn {i}: {status!r}")
+            writer.close()
+            stats["http"] += 1
+        elif kind in (2, 3):  # a ws or wss echo
+            async with ws_connect(port, kind == 3) as ws:
+                msg = f"churn {i} {n}"
+                await ws.send(msg)
+                got = await asyncio.wait_for(ws.recv(), SLACK)
+                check(got == msg, f"churn {i}: echo {got!r}")
+            stats["ws"] += 1
+        elif kind == 4:  # a TLS handshake abandoned after the ClientHello
+            s = await raw_connect(port)
+            await loop.sock_sendall(s, client_hello())
+            s.close()
+            stats["abandoned"] += 1
+        else:  # reset right after the connect (5) or after a request (6)
+            s = await raw_connect(port)
+            if kind == 6:
+                await loop.sock_sendall(s, get_request())
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.close()
+            stats["reset"] += 1
+
+
+async def main(port):
+    stats = {"http": 0, "ws": 0, "abandoned": 0, "reset": 0}
+    until = time.monotonic() + 2.5 * T
+    named = []
+    for tls in (False, True):
+        named += [(f"{name(tls)} active {i}", http_active(port, tls, i)) for i in range(4)]
+        named += [(f"{name(tls)} idle {i}", http_idle(port, tls, i)) for i in range(4)]
+        named += [(f"{name(tls)} slowloris {i}", slowloris(port, tls, i)) for i in range(3)]
+        named += [(f"ws active {tls} {i}", ws_active(port, tls, i)) for i in range(4)]
+        named += [(f"ws idle {tls} {i}", ws_idle(port, tls, i)) for i in range(4)]
+    for kind in ("tcp", "hello-start", "hello"):
+        named += [(f"silent {kind} {i}", silent(port, kind, i)) for i in range(3)]
+    named += [(f"ping-silent {i}", ping_silent(port, i)) for i in range(3)]
+    named += [(f"churn {i}", churn(port, i, stats, until)) for i in range(6)]
+    t0 = time.monotonic()
+    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
+    for (what, _), r in zip(named, results):
+        if isinstance(r, BaseException):
+            check(False, f"{what}: raised {type(r).__name__}: {r!r} ({time.monotonic() - t0:.1f}s in)")
+    print(f"churn: {stats}", flush=True)
+    check(stats["http"] >= 10 and stats["ws"] >= 10, f"churn: only {stats}")
+
+
+def run():
+    with tempfile.TemporaryDirectory() as tmp:
+        cert, key, root = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem"), os.path.join(tmp, "root")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                        "/CN=127.0.0.1", "-keyout", key, "-out", cert], check=True, capture_output=True)
+        os.mkdir(root)
+        with open(os.path.join(root, "index.html"), "wb") as f:
+            f.write(BODY)
+        return run_server(cert, key, root)
+
+
+def run_server(cert, key, root):
+    env = dict(os.environ)
+    env.setdefault("TSAN_OPTIONS", "halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4")
+    proc = subprocess.Popen([SERVER, "127.0.0.1", "0", root, str(THREADS), cert, key, str(int(T * 1000))],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    status = None
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("listening on port "):
+            print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+            return 1
+        port = int(line.split()[-1])
+        print(f"server on port {port}, {THREADS} threads, T {T}s", flush=True)
+        asyncio.run(main(port))
+        check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=30)
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+    check(status == 0, f"server exit status after SIGTERM: {status}")
+    for marker in ("ThreadSanitizer", "AddressSanitizer", "runtime error", "idlewheel:"):
+        if marker in err:
+            check(False, f"server stderr has {marker!r}")
+            print(err[-6000:], flush=True)
+            break
+    for kind, (lo, hi) in sorted(seen.items()):
+        print(f"  {kind:22} cut after {lo:.3f} .. {hi:.3f} s (T {T}s)", flush=True)
+    if failures:
+        print("server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]), flush=True)
+        print(f"advanced_server_flex_check: {len(failures)} checks failed", flush=True)
+        return 1
+    print("advanced_server_flex_check: every check passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
