@@ -18,19 +18,19 @@
 //    namespace below makes `ssl::stream` name it), which holds net::ssl::stream on the heap and
 //    so moves: net::ssl::stream<tcp_stream> holds its next layer by value and would need a
 //    movable tcp_stream (so does beast::ssl_stream from Boost 1.86 on);
-//  - the listener's accept completes on the new connection's strand: Beast's listener drops its
-//    reference to the new session after run(), and a session that ended at once (a peer that
-//    resets) would then be destroyed off its strand, with its stream's node still in the wheel;
+//  - Beast's listener keeps its make_shared<...>(...)->run(): a session may end on its strand
+//    before the listener's thread drops its reference, which the stream allows (with no
+//    operation pending it is in no wheel, and may be destroyed on any thread);
 //  - the WebSocket sessions keep Beast's timeout::suggested line, and an
 //    idlewheel::beast::websocket_liveness started right before async_accept turns it off and
 //    replaces it (handshake deadline, idle close 1000 "idle timeout", pings when quiet, a dead
 //    peer dropped, a deadline on the close handshake), one config per session type and shard.
 //    Every reference to a WebSocket session is dropped on its strand (the HTTP session makes it
 //    there), so a failed write needs no live_.stop(): the liveness is destroyed with the session;
-//  - Beast ends with the io_context's destructor, which destroys the sessions whose operations
-//    are still pending, off their strands: a tcp_stream must not be destroyed with one pending,
-//    nor after its wheel (the pool, destroyed before the io_context). After SIGINT / SIGTERM this
-//    program ends without destructors (std::_Exit).
+//  - Beast ends by returning from main: the pool goes first (destroying a wheel takes every
+//    entry out of it), then the io_context destroys the operations still pending, uncalled, and
+//    the sessions with them; each tcp_stream is told its operations were abandoned, so nothing
+//    touches a wheel and the lifetime check stays quiet.
 // The conversion is the lines marked `// idlewheel` (a test counts them). The lines marked
 // `// cert` load the certificate and key from files (Beast's example/common/server_certificate.hpp
 // embeds a key, which we do not ship); `// fix` sets the write expiry before each response, as
@@ -674,11 +674,8 @@ public:
 
 private:
     void do_accept() {
-        // The new connection gets its own strand: a shard's, the strand of its wheel. The accept
-        // completes on it: the listener's reference to the new session must not be the last one
-        // off it (a stream is destroyed on its strand, where its wheel is)
-        auto const strand = plain_websocket_session::configs->pool().next().get_executor();  // idlewheel
-        acceptor_.async_accept(strand, net::bind_executor(strand, beast::bind_front_handler(&listener::on_accept, shared_from_this())));  // idlewheel
+        // The new connection gets its own strand: a shard's, the strand of its wheel
+        acceptor_.async_accept(plain_websocket_session::configs->pool().next().get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this()));  // idlewheel
     }
 
     void on_accept(beast::error_code ec, tcp::socket socket) {
@@ -752,6 +749,5 @@ int main(int argc, char* argv[]) {
     // Block until all the threads exit
     for (auto& t : v) t.join();
 
-    // Destroying the io_context would destroy the sessions with operations pending, after the pool
-    std::_Exit(EXIT_SUCCESS);  // idlewheel: a tcp_stream outlives its operations, its wheel outlives it
+    return EXIT_SUCCESS;
 }
