@@ -116,4 +116,6 @@ if memory:
         extra = f" (of which `websocket_liveness` {b['sizeof_liveness']:.0f})" if "sizeof_liveness" in b else ""
         print(f"| {names.get(kind, kind)} | {state} | {b['sizeof']:.0f}{extra} | {b['heap_footprint_per_conn']:.0f} "
               f"| {b['heap_counted_per_conn']:.0f} | {b['allocs_per_conn']:.2f} | {b['sizeof'] + b['heap_footprint_per_conn']:.0f} |")
+    print(f"\nsizeof(net::steady_timer) = {next(iter(memory.values()))['sizeof_steady_timer']:.0f} "
+          "(websocket::stream's impl holds one, in the heap bytes above, in both ws rows)")
 PY

@@ -47,6 +47,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl/impl/src.hpp>  // Asio is compiled separately (idlewheel_asio): its SSL part here, once
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -422,6 +423,8 @@ void memory_case(benchmark::State& st) {
         st.counters["allocs_per_conn"] = per(window.blocks);
         if constexpr (std::is_same_v<T, ws_session>)
             st.counters["sizeof_liveness"] = benchmark::Counter(static_cast<double>(sizeof(ws_session::liveness)));
+        // What websocket::stream's impl holds of its own timer (impl/stream_impl.hpp), in its heap bytes.
+        st.counters["sizeof_steady_timer"] = benchmark::Counter(static_cast<double>(sizeof(net::steady_timer)));
     }
 }
 
