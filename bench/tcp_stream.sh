@@ -18,6 +18,8 @@
 #                 of each connection and a child process the other)
 #   --min-time S  Google Benchmark's minimum time per repetition (CPU time of the timed
 #                 sweeps), default 0.5
+#   --nice N      measure at this niceness, in a scheduler autogroup of its own with that
+#                 niceness (default 0; e.g. -10 as root, on a machine other jobs are using)
 #   --quick       sizes 100,1000, 1 round, 0.05 s: a rehearsal, not a result
 # Environment: BUILD_DIR (default build/bench), OUT_DIR (default $BUILD_DIR/tcp_stream).
 # Builds at nice 19 with one job (the machine is shared). About 4 minutes with the defaults.
@@ -29,11 +31,13 @@ args=("$@")
 rounds=9
 sizes=1000,10000,19000
 min_time=0.5
+niceness=0
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift ;;
     --sizes) sizes=$2; shift ;;
     --min-time) min_time=$2; shift ;;
+    --nice) niceness=$2; shift ;;
     --quick) rounds=1; sizes=100,1000; min_time=0.05 ;;
     *) echo "tcp_stream.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -45,6 +49,19 @@ nice -n 19 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIDLEWHEEL_B
 nice -n 19 cmake --build "$build" -j1 --target idlewheel_tcp_stream_bench >/dev/null
 mkdir -p "$out"
 
+# With --nice, measure in a session of its own (a scheduler autogroup: with autogroup scheduling,
+# niceness only counts within a session) with that niceness, as bench/compare.sh --nice does.
+# After the build, so that the build keeps nice 19; the re-run finds everything built.
+if [ "$niceness" != 0 ]; then
+  if [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+    IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "${args[@]}"
+  fi
+  if [ -w /proc/self/autogroup ]; then
+    echo "$niceness" >/proc/self/autogroup 2>/dev/null || echo "$(basename "$0"): could not set the autogroup niceness" >&2
+  fi
+  renice -n "$niceness" -p $$ >/dev/null 2>&1 || echo "$(basename "$0"): could not renice" >&2
+fi
+
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "command: bench/tcp_stream.sh ${args[*]}"
@@ -52,6 +69,7 @@ mkdir -p "$out"
   echo "nproc: $(nproc), cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "compiler: $(${CXX:-c++} --version | head -1), boost: $(dpkg-query -W -f='${Version}' libboost1.81-dev 2>/dev/null || echo '?')"
   echo "descriptors: soft $(ulimit -Sn), hard $(ulimit -Hn)"
+  echo "niceness: $(nice) (autogroup: $(cat /proc/self/autogroup 2>/dev/null || echo '?'))"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/machine.txt"
 

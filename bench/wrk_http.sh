@@ -16,6 +16,8 @@
 #                 this tree
 #   --rounds N    rounds per side, default 5; --duration S seconds per wrk run, default 10
 #   --connections C  default 1000; --server-threads T, default 2; --wrk-threads W, default 1
+#   --nice N      measure at this niceness (server and wrk), in a scheduler autogroup of its
+#                 own with that niceness (default 0; e.g. -10 as root on a shared machine)
 #   --quick       2 rounds of 3 s: a rehearsal, not a result
 # Why one wrk thread: the machine has 2 cores and the server has 2 threads; one wrk thread
 # (epoll over all 1 000 connections) leaves the server as much CPU as a load generator on the
@@ -25,7 +27,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
 original="" converted="" src=$root
-rounds=5 duration=10 connections=1000 server_threads=2 wrk_threads=1
+rounds=5 duration=10 connections=1000 server_threads=2 wrk_threads=1 niceness=0
 out=$root/build/wrk_http
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --server-threads) server_threads=$2; shift ;;
     --wrk-threads) wrk_threads=$2; shift ;;
     --out) out=$2; shift ;;
+    --nice) niceness=$2; shift ;;
     --quick) rounds=2; duration=3 ;;
     *) echo "wrk_http.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -63,6 +66,19 @@ if [ -z "$original" ] || [ -z "$converted" ]; then
   build "$src/examples/http_server_async.cpp" "$converted"
 fi
 
+# With --nice, measure in a session of its own (a scheduler autogroup: with autogroup scheduling,
+# niceness only counts within a session) with that niceness, as bench/compare.sh --nice does.
+# After the build, so that the build keeps nice 19; the re-run finds everything built.
+if [ "$niceness" != 0 ]; then
+  if [ -z "${IDLEWHEEL_BENCH_SESSION:-}" ] && command -v setsid >/dev/null 2>&1; then
+    IDLEWHEEL_BENCH_SESSION=1 exec setsid -w "$0" "${args[@]}"
+  fi
+  if [ -w /proc/self/autogroup ]; then
+    echo "$niceness" >/proc/self/autogroup 2>/dev/null || echo "$(basename "$0"): could not set the autogroup niceness" >&2
+  fi
+  renice -n "$niceness" -p $$ >/dev/null 2>&1 || echo "$(basename "$0"): could not renice" >&2
+fi
+
 # The document: a small file.
 head -c 128 /dev/zero | tr '\0' 'x' >"$out/docroot/index.html"
 port=$((20000 + RANDOM % 20000))
@@ -76,6 +92,7 @@ tck=$(getconf CLK_TCK)
   echo "source: $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'))"
   echo "wrk: $(wrk -v 2>&1 | head -1); -t$wrk_threads -c$connections -d${duration}s; server threads: $server_threads"
   echo "descriptors: soft $(ulimit -Sn), hard $(ulimit -Hn); nproc $(nproc)"
+  echo "niceness: $(nice) (autogroup: $(cat /proc/self/autogroup 2>/dev/null || echo '?'))"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/machine.txt"
 
