@@ -2,8 +2,9 @@
 # boost::beast::tcp_stream against idlewheel::beast::tcp_stream (issue 24 item 6), side by side
 # in one run: builds idlewheel_tcp_stream_bench (Release) and prints
 #   1. ns of CPU per read at N connections, every connection with a read always pending:
-#      a raw tcp::socket read, each stream with expires_after(30s) + async_read_some, each
-#      stream without a deadline; the deadline's cost (stream - raw) and its ratio;
+#      a raw tcp::socket read, each stream with expires_after(30s) + async_read_some; the
+#      deadline's cost (stream - raw) and its ratio; then each stream with and without a
+#      deadline in alternate sweeps, and the difference (the deadline's cost, paired);
 #   2. sizeof and heap bytes per connection: each stream alone (built, and with a read pending
 #      with a 30 s deadline), under websocket::stream (ours with a websocket_liveness), under
 #      ssl_stream.
@@ -12,7 +13,7 @@
 # Usage: bench/tcp_stream.sh [--rounds N] [--sizes LIST] [--min-time S] [--quick]
 #   --rounds N    repetitions of every read case, interleaved at random across all cases
 #                 (Google Benchmark --benchmark_enable_random_interleaving), so that other jobs
-#                 on a shared machine hit every contender alike; medians are reported. Default 9
+#                 on a shared machine hit every contender alike; medians are reported. Default 7
 #   --sizes LIST  connections of the read cases, default 1000,10000,19000 (19 000: the most
 #                 that fits a hard descriptor limit of 20 000, as this process holds one end
 #                 of each connection and a child process the other)
@@ -22,13 +23,13 @@
 #                 niceness (default 0; e.g. -10 as root, on a machine other jobs are using)
 #   --quick       sizes 100,1000, 1 round, 0.05 s: a rehearsal, not a result
 # Environment: BUILD_DIR (default build/bench), OUT_DIR (default $BUILD_DIR/tcp_stream).
-# Builds at nice 19 with one job (the machine is shared). About 4 minutes with the defaults.
+# Builds at nice 19 with one job (the machine is shared). About 6 minutes with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build/bench}
 out=${OUT_DIR:-$build/tcp_stream}
 args=("$@")
-rounds=9
+rounds=7
 sizes=1000,10000,19000
 min_time=0.5
 niceness=0
@@ -85,12 +86,15 @@ import json, statistics, sys
 from collections import defaultdict
 
 runs = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("run_type") == "iteration"]
-reads = defaultdict(list)  # (contender, n) -> ns_per_read of each repetition
+reads = defaultdict(list)   # (contender, n) -> ns_per_read of each repetition
+paired = defaultdict(list)  # (stream, n) -> (with, without, cost) of each repetition
 memory = {}
 for b in runs:
     parts = b["run_name"].split("/")
     if parts[0] == "read":
         reads[(parts[1], int(parts[2]))].append(b["ns_per_read"])
+    elif parts[0] == "paired":
+        paired[(parts[1], int(parts[2]))].append((b["ns_with_deadline"], b["ns_without_deadline"], b["ns_deadline_cost"]))
     elif parts[0] == "memory":
         memory[(parts[1], parts[2])] = b
 
@@ -101,18 +105,34 @@ def spread(c, n):
     v = reads[(c, n)]
     return f"{min(v):.0f}-{max(v):.0f}"
 
+def ratio(a, b):
+    return f"{a / b:.1f}x" if b > 0 else "idlewheel's <= 0 (within the noise)"
+
 sizes = sorted({n for (_, n) in reads})
 reps = min(len(v) for v in reads.values())
-print(f"\nns of CPU per read (median of {reps} repetitions; min-max in brackets)")
-print("| connections | raw tcp::socket | beast::tcp_stream | idlewheel tcp_stream | deadline's cost: beast - raw | idlewheel - raw | beast's / idlewheel's | beast, no deadline | idlewheel, no deadline |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print(f"\nns of CPU per read, separate cases (median of {reps} repetitions; min-max in brackets)")
+print("| connections | raw tcp::socket | beast::tcp_stream | idlewheel tcp_stream | deadline's cost: beast - raw | idlewheel - raw | beast's / idlewheel's |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
 for n in sizes:
     raw, be, iw = med("raw", n), med("beast", n), med("idlewheel", n)
-    bc, ic = be - raw, iw - raw
-    ratio = f"{bc / ic:.1f}x" if ic > 0 else "idlewheel's <= 0 (within the noise)"
     print(f"| {n:,} | {raw:.0f} ({spread('raw', n)}) | {be:.0f} ({spread('beast', n)}) | {iw:.0f} ({spread('idlewheel', n)}) "
-          f"| {bc:+.0f} | {ic:+.0f} | {ratio} | {med('beast_never', n):.0f} ({spread('beast_never', n)}) "
-          f"| {med('idlewheel_never', n):.0f} ({spread('idlewheel_never', n)}) |")
+          f"| {be - raw:+.0f} | {iw - raw:+.0f} | {ratio(be - raw, iw - raw)} |")
+
+if paired:
+    preps = min(len(v) for v in paired.values())
+    print(f"\nns of CPU per read, each stream with and without a deadline in alternate sweeps (median of {preps} repetitions; the cost's min-max in brackets)")
+    print("| connections | beast: with / without | beast's deadline cost | idlewheel: with / without | idlewheel's deadline cost | beast's / idlewheel's |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n in sorted({n for (_, n) in paired}):
+        row = []
+        costs = []
+        for c in ("beast", "idlewheel"):
+            v = paired[(c, n)]
+            w, o, k = (statistics.median(x[i] for x in v) for i in range(3))
+            ks = [x[2] for x in v]
+            costs.append(k)
+            row.append(f"{w:.0f} / {o:.0f} | {k:+.0f} ({min(ks):+.0f} to {max(ks):+.0f})")
+        print(f"| {n:,} | {row[0]} | {row[1]} | {ratio(costs[0], costs[1])} |")
 
 names = {
     "beast_tcp_stream": "`boost::beast::tcp_stream`",

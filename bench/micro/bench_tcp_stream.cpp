@@ -14,9 +14,11 @@
 //      raw          tcp::socket::async_read_some, no deadline: the read itself
 //      beast        boost::beast::tcp_stream, expires_after(30s) + async_read_some
 //      idlewheel    idlewheel::beast::tcp_stream, the same calls
-//      beast_never / idlewheel_never: the streams without expires_after (no deadline), to
-//                   tell the wrapper from the timer
 //    The deadline's cost is <stream> - raw.
+//  - paired/<stream>/N: the same stream with and without a deadline, in sweeps a few
+//    milliseconds apart (on, off, on, off, ...; an untimed sweep at each switch), so that the
+//    machine's drift hits both alike: ns_with_deadline, ns_without_deadline (expiry never: the
+//    stream's own cost over raw) and ns_deadline_cost, their difference.
 //  - memory/<kind>/N: sizeof, and heap bytes per connection for N connections (glibc
 //    mallinfo2 footprint and malloc-counted usable bytes, alloc_count.hpp), with the
 //    connected tcp::socket moved in (its reactor state, allocated when the socket was
@@ -212,11 +214,15 @@ double thread_cpu_seconds() noexcept {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// What a read does about its deadline before it starts: expires_after(30s) (on); nothing, the
+// expiry staying as it is (off); expires_never() (clear: the sweep that turns deadlines off).
+enum class deadline_mode { on, off, clear };
+
 // How a contender builds its stream from a socket, gives the socket back, starts a read.
 struct raw_kind {
     using stream = tcp::socket;
     static constexpr bool deadline = false;
-    static void set_deadline(stream&) {}
+    static void set_deadline(stream&, deadline_mode) {}
     static tcp::socket release(stream& s) { return std::move(s); }
     static void cancel(stream& s) { s.cancel(); }
 };
@@ -224,8 +230,13 @@ template <bool Deadline>
 struct beast_kind {
     using stream = boost::beast::tcp_stream;
     static constexpr bool deadline = Deadline;
-    static void set_deadline(stream& s) {
-        if constexpr (Deadline) s.expires_after(30s);
+    static void set_deadline(stream& s, deadline_mode m) {
+        if constexpr (Deadline) {
+            if (m == deadline_mode::on)
+                s.expires_after(30s);
+            else if (m == deadline_mode::clear)
+                s.expires_never();
+        }
     }
     static tcp::socket release(stream& s) { return s.release_socket(); }
     static void cancel(stream& s) { s.cancel(); }
@@ -234,8 +245,13 @@ template <bool Deadline>
 struct idlewheel_kind {
     using stream = idlewheel::beast::tcp_stream;
     static constexpr bool deadline = Deadline;
-    static void set_deadline(stream& s) {
-        if constexpr (Deadline) s.expires_after(30s);
+    static void set_deadline(stream& s, deadline_mode m) {
+        if constexpr (Deadline) {
+            if (m == deadline_mode::on)
+                s.expires_after(30s);
+            else if (m == deadline_mode::clear)
+                s.expires_never();
+        }
     }
     static tcp::socket release(stream& s) { return s.release_socket(); }
     static void cancel(stream& s) { s.cancel(); }
@@ -254,10 +270,11 @@ struct reader {
     std::uint64_t completed = 0;
     std::uint64_t aborted = 0;
     std::uint64_t bytes = 0;
+    deadline_mode mode = deadline_mode::on;
 
     void start(std::size_t i) {
         connection<Kind>& c = *conns[i];
-        Kind::set_deadline(c.stream);
+        Kind::set_deadline(c.stream, mode);
         c.stream.async_read_some(net::buffer(c.buffer), [this, i](boost::system::error_code ec, std::size_t n) {
             if (ec) {
                 ++aborted;
@@ -270,7 +287,19 @@ struct reader {
     }
 };
 
+// One sweep: the child writes to the first n connections (untimed), then the io_context runs
+// until n more reads have completed. Returns the CPU time of the run.
 template <class Kind>
+double sweep(world& w, reader<Kind>& r, std::size_t n) {
+    w.peer.write_all(n);
+    const std::uint64_t target = r.completed + n;
+    const double c0 = thread_cpu_seconds();
+    while (r.completed < target) w.io.run_one();
+    w.io.poll();  // what the reads left ready (Beast: the aborted timer waits)
+    return thread_cpu_seconds() - c0;
+}
+
+template <class Kind, bool Paired = false>
 void read_case(benchmark::State& st) {
     world& w = *the_world;
     const auto n = static_cast<std::size_t>(st.range(0));
@@ -287,18 +316,41 @@ void read_case(benchmark::State& st) {
 
     double cpu = 0;
     std::uint64_t reads = 0;
-    for (auto _ : st) {
-        w.peer.write_all(n);
-        const std::uint64_t target = r.completed + n;
-        const double c0 = thread_cpu_seconds();
-        while (r.completed < target) w.io.run_one();
-        w.io.poll();  // what the reads left ready (Beast: the aborted timer waits)
-        const double spent = thread_cpu_seconds() - c0;
-        st.SetIterationTime(spent);
-        cpu += spent;
-        reads += n;
+    if constexpr (!Paired) {
+        for (auto _ : st) {
+            const double spent = sweep(w, r, n);
+            st.SetIterationTime(spent);
+            cpu += spent;
+            reads += n;
+        }
+    } else {
+        // Each iteration: deadlines on, then off (or off, then on: the order alternates), each
+        // as a transition sweep (untimed: its completions are of reads started in the other
+        // mode) and a timed sweep. The iteration's time is the sum of both timed sweeps; the
+        // deadline's cost is their difference, from sweeps a few milliseconds apart.
+        double on = 0, off = 0, timed = 0;
+        bool on_first = true;
+        for (auto _ : st) {
+            for (const bool with : {on_first, !on_first}) {
+                r.mode = with ? deadline_mode::on : deadline_mode::clear;
+                (void)sweep(w, r, n);
+                r.mode = with ? deadline_mode::on : deadline_mode::off;
+                const double spent = sweep(w, r, n);
+                (with ? on : off) += spent;
+                timed += spent;
+            }
+            st.SetIterationTime(timed);
+            timed = 0;
+            on_first = !on_first;
+            reads += n;
+        }
+        cpu = on + off;
+        st.counters["ns_with_deadline"] = benchmark::Counter(on * 1e9 / static_cast<double>(reads));
+        st.counters["ns_without_deadline"] = benchmark::Counter(off * 1e9 / static_cast<double>(reads));
+        st.counters["ns_deadline_cost"] = benchmark::Counter((on - off) * 1e9 / static_cast<double>(reads));
+        reads *= 2;
     }
-    const std::uint64_t bytes = r.bytes;
+    const std::uint64_t bytes = r.bytes, completed = r.completed;
     for (auto& c : r.conns) Kind::cancel(c->stream);
     while (r.aborted < n) w.io.run_one();
     w.io.poll();
@@ -306,7 +358,7 @@ void read_case(benchmark::State& st) {
     r.conns.clear();
     w.io.poll();
 
-    if (bytes != reads * bytes_per_write) st.SkipWithError("a read did not get exactly one write's bytes");
+    if (bytes != completed * bytes_per_write) st.SkipWithError("a read did not get exactly one write's bytes");
     st.counters["ns_per_read"] = benchmark::Counter(cpu * 1e9 / static_cast<double>(reads));
     st.counters["reads"] = benchmark::Counter(static_cast<double>(reads));
     st.SetItemsProcessed(static_cast<std::int64_t>(reads));
@@ -471,8 +523,8 @@ int main(int argc, char** argv) {
         reg("read/raw", &read_case<raw_kind>);
         reg("read/beast", &read_case<beast_kind<true>>);
         reg("read/idlewheel", &read_case<idlewheel_kind<true>>);
-        reg("read/beast_never", &read_case<beast_kind<false>>);
-        reg("read/idlewheel_never", &read_case<idlewheel_kind<false>>);
+        reg("paired/beast", &read_case<beast_kind<true>, true>);
+        reg("paired/idlewheel", &read_case<idlewheel_kind<true>, true>);
     }
     const auto mem = [memory_n](const char* name, void (*fn)(benchmark::State&)) {
         benchmark::RegisterBenchmark(name, fn)->Arg(memory_n)->Iterations(1)->Repetitions(1)->Unit(
