@@ -30,6 +30,7 @@
     "idlewheel/beast.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
+#include <idlewheel/detail/lowest_socket.hpp>
 #include <idlewheel/heartbeat.hpp>
 
 #include <boost/beast/core/stream_traits.hpp>
@@ -40,14 +41,6 @@
 
 #include <type_traits>
 #include <utility>
-
-namespace idlewheel::detail {
-// Whether the lowest layer is a beast::basic_stream (it has socket()) or a socket itself.
-template <class T, class = void>
-struct has_socket_member : std::false_type {};
-template <class T>
-struct has_socket_member<T, std::void_t<decltype(std::declval<T&>().socket())>> : std::true_type {};
-}  // namespace idlewheel::detail
 
 namespace idlewheel::beast {
 
@@ -90,12 +83,8 @@ auto async_close_idle(boost::beast::websocket::stream<NextLayer, Deflate>& ws, C
 /// complete with operation_aborted. Never throws.
 template <class Stream>
 void drop(Stream& stream) noexcept {
-    auto& lowest = boost::beast::get_lowest_layer(stream);
     boost::system::error_code ignored;  // closing can only fail if already closed
-    if constexpr (idlewheel::detail::has_socket_member<std::remove_reference_t<decltype(lowest)>>::value)
-        lowest.socket().close(ignored);
-    else
-        lowest.close(ignored);
+    idlewheel::detail::lowest_socket(stream).close(ignored);
 }
 
 }  // namespace idlewheel::beast

@@ -44,6 +44,7 @@
 // (async_shutdown) and call close() when it completes, or leave the close to the idle verdict.
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/lowest_socket.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
 
@@ -61,29 +62,6 @@
 #include <utility>
 
 namespace idlewheel {
-
-namespace detail {
-template <class S, class = void>
-struct stream_has_next_layer : std::false_type {};
-template <class S>
-struct stream_has_next_layer<S, std::void_t<decltype(std::declval<S&>().next_layer())>> : std::true_type {};
-template <class S, class = void>
-struct stream_has_socket : std::false_type {};
-template <class S>
-struct stream_has_socket<S, std::void_t<decltype(std::declval<S&>().socket())>> : std::true_type {};
-
-// The socket under a stream: down through next_layer(), then socket() (Beast's tcp_stream,
-// idlewheel::beast::tcp_stream), or the stream itself (a socket).
-template <class S>
-auto& lowest_socket(S& stream) noexcept {
-    if constexpr (stream_has_next_layer<S>::value)
-        return lowest_socket(stream.next_layer());
-    else if constexpr (stream_has_socket<S>::value)
-        return stream.socket();
-    else
-        return stream;
-}
-}  // namespace detail
 
 template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
 class stream_liveness;
