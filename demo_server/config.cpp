@@ -86,6 +86,9 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("max-message-size", po::value(&c.max_message_size)->default_value(c.max_message_size), "largest WebSocket message / TCP line in bytes (larger: close 1009)")
         ("max-backlog", po::value(&c.max_backlog)->default_value(c.max_backlog), "bytes of unsent echo a client may leave queued before it is dropped")
         ("max-backlog-total", po::value(&c.max_backlog_total)->default_value(c.max_backlog_total), "bytes of unsent echo all clients together may leave queued; past it the clients holding the most are dropped first (closed.backlog_budget)")
+        ("tls", po::bool_switch(&c.tls), "the HTTP port speaks TLS only: https:// (dashboard, /stats, /metrics) and wss://; the TLS handshake counts in --handshake-timeout; the TCP port stays plain. Without --tls-cert/--tls-key a self-signed certificate for localhost, 127.0.0.1 and ::1 is made at start (its SHA-256 fingerprint on stderr)")
+        ("tls-cert", po::value(&c.tls_cert), "with --tls: the certificate chain, a PEM file (server certificate first)")
+        ("tls-key", po::value(&c.tls_key), "with --tls: the private key of --tls-cert, a PEM file (not encrypted)")
         ("reuse-port", po::bool_switch(&c.reuse_port), "SO_REUSEPORT on both listeners: several server processes (each started with it) share the ports, the kernel spreads connections")
         ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
     // clang-format on
@@ -133,6 +136,10 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         problem = "--max-connections must be > 0";
     else if (c.max_backlog_total < c.max_backlog)
         problem = "--max-backlog-total must be at least --max-backlog";
+    else if (!c.tls && (!c.tls_cert.empty() || !c.tls_key.empty()))
+        problem = "--tls-cert and --tls-key need --tls";
+    else if (c.tls_cert.empty() != c.tls_key.empty())
+        problem = "--tls-cert and --tls-key go together (or neither: a self-signed certificate is made at start)";
     else if (c.max_message_size < 16)
         problem = "--max-message-size must be at least 16";
     if (problem != nullptr) {

@@ -37,6 +37,11 @@ struct config {
     std::size_t max_message_size = 64 * 1024;
     std::size_t max_backlog = 1024 * 1024;
     std::size_t max_backlog_total = 256 * 1024 * 1024;  // all sessions' unsent echo together
+    // --tls: the HTTP port speaks TLS only (https://, wss://). The certificate chain and key
+    // (PEM files), or, when neither is given, a self-signed certificate made at start.
+    bool tls = false;
+    std::string tls_cert;
+    std::string tls_key;
     bool reuse_port = false;  // SO_REUSEPORT on both listeners: several processes share the ports
     bool quiet = false;
 };

@@ -25,8 +25,9 @@ int main(int argc, char** argv) {
             cfg->io_threads > 0
                 ? "io-threads=" + std::to_string(cfg->io_threads) + " shards=" + std::to_string(cfg->shards)
                 : "threads=" + std::to_string(cfg->threads);
-        demo::log("timers=", demo::to_string(cfg->timers), " ", threading, " idle-timeout=", std::chrono::duration<double>(cfg->idle_timeout).count(), "s; dashboard at http://",
+        demo::log("timers=", demo::to_string(cfg->timers), " ", threading, " idle-timeout=", std::chrono::duration<double>(cfg->idle_timeout).count(), "s; dashboard at ", cfg->tls ? "https://" : "http://",
                   srv.listening_line().substr(srv.listening_line().find("http=") + 5), "/");
+        if (cfg->tls) demo::log("tls: the HTTP port speaks TLS only (https://, wss://); ", srv.tls_description());
         if (cfg->timers == demo::timer_mode::none && cfg->max_lifetime.count() > 0)
             demo::log("--max-lifetime has no effect with --timers=none (no per-session deadlines)");
         srv.run();

@@ -79,7 +79,11 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 }  // namespace
 
 server::server(const config& cfg)
-    : cfg_(cfg), start_session_(session_starter_for(cfg.timers)), signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
+    : cfg_(cfg),
+      tls_(cfg.tls ? make_tls_context(cfg) : tls_setup{}),
+      start_session_(session_starter_for(cfg.timers)),
+      signals_(io_, SIGINT, SIGTERM),
+      shutdown_timer_(io_) {
     // The process may hold at most the hard limit of descriptors; start with all of it.
     const tools::fd_limit fds = tools::raise_fd_limit();
     fd_soft_ = fds.soft;
@@ -93,10 +97,11 @@ server::server(const config& cfg)
         for (std::size_t i = 0; i < pool_->size(); ++i)
             workers_.push_back(
                 std::make_unique<worker>(cfg_, static_cast<unsigned>(i), open_connections_, unsent_total_, (*pool_)[i]));
-        return;
+    } else {
+        for (unsigned i = 0; i < cfg_.threads; ++i)
+            workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
     }
-    for (unsigned i = 0; i < cfg_.threads; ++i)
-        workers_.push_back(std::make_unique<worker>(cfg_, i, open_connections_, unsent_total_));
+    for (auto& w : workers_) w->tls_context = tls_.context.get();
 }
 
 server::~server() { join_all(); }
@@ -361,6 +366,7 @@ std::string server::stats_json() const {
     json::object doc{{"timers", to_string(cfg_.timers)},
                      {"threads", worker_threads()},
                      {"io_threads", cfg_.io_threads},
+                     {"tls", cfg_.tls},
                      {"shards", pool_ ? pool_->size() : std::size_t{0}},
                      {"tick_ms", static_cast<double>(cfg_.tick.count()) / 1e6},
                      {"idle_timeout_ms", static_cast<double>(cfg_.idle_timeout.count()) / 1e6},

@@ -27,6 +27,7 @@
 
 #include "config.hpp"
 #include "sessions.hpp"
+#include "tls.hpp"
 #include "worker.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -55,6 +56,8 @@ public:
     void listen();
     /// "listening tcp=HOST:PORT http=HOST:PORT"
     [[nodiscard]] std::string listening_line() const;
+    /// --tls: where the certificate came from and its fingerprint (tls.hpp); empty without --tls.
+    [[nodiscard]] const std::string& tls_description() const noexcept { return tls_.description; }
     /// Serves until SIGINT/SIGTERM, then stops in bounded time and returns.
     void run();
     /// The /stats document (any thread).
@@ -87,6 +90,7 @@ private:
     static constexpr std::chrono::milliseconds shutdown_grace{500};
 
     config cfg_;
+    tls_setup tls_;  // --tls: the context every worker's HTTP sessions use (before the workers)
     session_starter start_session_;
     asio::io_context io_{1};  // listeners and signals, on the thread that calls run()
     std::atomic<std::int64_t> open_connections_{0};

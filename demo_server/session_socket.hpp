@@ -11,6 +11,13 @@
 //    --close-timeout, and can end it early: Beast then completes the read or close that started
 //    it with its own outcome (closed, the protocol error, message too big), so the session
 //    counts the cause Beast saw, not the timeout's.
+//
+// Under --tls the stack is websocket::stream<ssl::stream<session_socket>>: Beast's teardown of
+// an ssl::stream first exchanges close_notify (async_shutdown, which waits for the peer's) and
+// only then tears the socket down, so the overload at the end of this file tells the session
+// when the TLS shutdown starts: the whole of it is under --close-timeout. The FIN is never held
+// under TLS (the TLS layer, not Beast, sees it first): a peer's FIN or close_notify ends the
+// session as soon as Beast sees it.
 #ifndef IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
 #define IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
 
@@ -21,6 +28,8 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
 #include <cstddef>
@@ -86,12 +95,21 @@ public:
         close(ignored);
     }
     [[nodiscard]] bool in_teardown() const noexcept { return in_teardown_; }
+    /// True once end_teardown() cut the teardown short.
+    [[nodiscard]] bool teardown_cut() const noexcept { return teardown_cut_; }
+
+    /// Beast's teardown begins (TLS: its close_notify exchange, then again the TCP one): tells
+    /// the session once.
+    void begin_teardown() {
+        if (in_teardown_) return;
+        in_teardown_ = true;
+        events_->teardown_started();
+    }
 
     // Found by argument-dependent lookup from Beast's close and read operations.
     template <class Handler>
     friend void async_teardown(boost::beast::role_type role, session_socket& s, Handler&& handler) {
-        s.in_teardown_ = true;
-        s.events_->teardown_started();
+        s.begin_teardown();
         boost::beast::websocket::async_teardown(
             role, static_cast<base&>(s),
             [&s, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
@@ -109,6 +127,18 @@ private:
     bool in_teardown_ = false;
     bool teardown_cut_ = false;
 };
+
+/// --tls: found by argument-dependent lookup (session_socket is a template argument) and more
+/// specialised than Beast's overload for any ssl::stream, which it then runs.
+template <class Handler>
+void async_teardown(boost::beast::role_type role, boost::asio::ssl::stream<session_socket>& s, Handler&& handler) {
+    session_socket& socket = s.next_layer();
+    socket.begin_teardown();
+    boost::beast::async_teardown(role, s, [&socket, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
+        if (socket.teardown_cut()) ec = {};  // our deadline ended it, not an error of the peer's
+        std::move(h)(ec);
+    });
+}
 
 }  // namespace demo
 

@@ -15,8 +15,10 @@ template <class Policy>
 void start_session(listener l, worker& w, const stats_source& stats, boost::asio::ip::tcp::socket socket) {
     if (l == listener::tcp)
         std::make_shared<tcp_session<Policy>>(w, std::move(socket))->start();
+    else if (w.tls_context != nullptr)
+        std::make_shared<web_session<Policy, true>>(w, stats, std::move(socket))->start();
     else
-        std::make_shared<web_session<Policy>>(w, stats, std::move(socket))->start();
+        std::make_shared<web_session<Policy, false>>(w, stats, std::move(socket))->start();
 }
 
 }  // namespace demo

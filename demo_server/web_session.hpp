@@ -19,6 +19,17 @@
 // (session_socket.hpp). A peer's FIN without a close frame lets the echo already queued go out
 // first, bounded like a TCP half-close: --close-timeout without write progress. An echo over
 // 64 KiB goes out as fragments of 64 KiB, each one progress (write_progress.hpp).
+//
+// --tls (Tls = true): the same session over TLS (ssl::stream<session_socket>, tls.hpp's
+// context). The TLS handshake comes first and counts in the handshake deadline (accept to the
+// end of the first request or upgrade, not extended by bytes): a client that never sends its
+// ClientHello, sends it a byte at a time, or stops halfway is closed at --handshake-timeout
+// (handshake_timeout); one whose handshake fails (plain HTTP, no common version or cipher,
+// garbage) is closed at once (tls_failed, one log line). After it, everything is as without TLS;
+// a TLS peer that vanishes is found by the idle timeout and the heartbeat as a TCP one is. The
+// server closes a connection by dropping the socket (as without TLS), without close_notify,
+// except at the end of a WebSocket close handshake, where Beast exchanges close_notify within
+// --close-timeout. A peer's FIN or close_notify is not held for queued echo under TLS.
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
@@ -32,7 +43,10 @@
 #include <idlewheel/beast.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -42,6 +56,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace demo {
 
@@ -49,13 +64,21 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 
-template <class Policy>
+template <class Policy, bool Tls = false>
 class web_session final : public session_base,
                           public socket_events,
-                          public std::enable_shared_from_this<web_session<Policy>> {
+                          public std::enable_shared_from_this<web_session<Policy, Tls>> {
+    // What HTTP runs over, and what the WebSocket stream wraps once the session upgrades.
+    using layer = std::conditional_t<Tls, asio::ssl::stream<session_socket>, session_socket>;
+
 public:
     web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
-        : worker_(w), stats_(stats), socket_(std::move(socket)), timers_(w, *this), accepted_at_(steady::now()) {}
+        : worker_(w), stats_(stats), timers_(w, *this), accepted_at_(steady::now()) {
+        if constexpr (Tls)
+            stream_.emplace(session_socket(std::move(socket), *this), *worker_.tls_context);
+        else
+            stream_.emplace(std::move(socket), *this);
+    }
     web_session(const web_session&) = delete;
     web_session& operator=(const web_session&) = delete;
 
@@ -72,12 +95,19 @@ public:
         worker_.add(this);
         worker_.counters.opened(session_kind::http);
         boost::system::error_code ignored;
-        socket_.set_option(asio::ip::tcp::no_delay(true),
-                           ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
-        bound_kernel_unsent(socket_);
+        session_socket& socket = beast::get_lowest_layer(*stream_);
+        socket.set_option(asio::ip::tcp::no_delay(true), ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
+        bound_kernel_unsent(socket);
         timers_.handshake_started(accepted_at_ + worker_.cfg.handshake_timeout);
         timers_.started(false);
-        read_request();
+        if constexpr (Tls) {
+            stream_->async_handshake(asio::ssl::stream_base::server,
+                                     [self = this->shared_from_this()](boost::system::error_code ec) {
+                                         self->on_tls_handshake(ec);
+                                     });
+        } else {
+            read_request();
+        }
     }
 
     void shutdown() override {
@@ -119,12 +149,12 @@ public:
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
     void on_close_timeout() {
-        if (ws_ && ws_->next_layer().in_teardown()) {
+        if (ws_ && beast::get_lowest_layer(*ws_).in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
             // completes the operation that started the close with its own outcome.
             if (!worker_.cfg.quiet)
                 log("websocket: the peer did not end TCP within --close-timeout after the close frames");
-            return ws_->next_layer().end_teardown();
+            return beast::get_lowest_layer(*ws_).end_teardown();
         }
         if (draining_) {
             if (!worker_.cfg.quiet)
@@ -137,6 +167,7 @@ public:
 
     // ---- socket_events (session_socket.hpp) -------------------------------------------------
     bool hold_end_of_stream() override {
+        if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_socket.hpp)
         if (closing_ || closed_ || queue_.empty()) return false;
         draining_ = true;   // FIN without a close frame: send what is queued first
         progress_.mark();
@@ -151,19 +182,33 @@ public:
     }
 
 private:
+    // ---- TLS ------------------------------------------------------------------------------
+    void on_tls_handshake(boost::system::error_code ec) {
+        if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
+        if (ec) {
+            // The peer closed before or during its handshake: as a client that goes away.
+            if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated)
+                return finish(close_cause::client_close);
+            if (!worker_.cfg.quiet) log("tls handshake failed: ", ec.message());
+            return finish(close_cause::tls_failed);
+        }
+        read_request();
+    }
+
     // ---- HTTP -----------------------------------------------------------------------------
     void read_request() {
         parser_.emplace();
         parser_->header_limit(8 * 1024);
         parser_->body_limit(4 * 1024);
         http::async_read(
-            socket_, buffer_, *parser_,
+            *stream_, buffer_, *parser_,
             [self = this->shared_from_this()](boost::system::error_code ec, std::size_t) { self->on_request(ec); });
     }
 
     void on_request(boost::system::error_code ec) {
         if (closed_) return;
-        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset)
+        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+            ec == asio::ssl::error::stream_truncated)  // TLS: the peer closed TCP without close_notify
             return finish(close_cause::client_close);
         if (ec == asio::error::operation_aborted) return finish(close_cause::error);
         if (ec) return reply_bad_request(ec.message());
@@ -185,7 +230,7 @@ private:
     void write_response(std::shared_ptr<http::response<http::string_body>> res) {
         const bool keep_alive = res->keep_alive();
         http::async_write(
-            socket_, *res,
+            *stream_, *res,
             [self = this->shared_from_this(), res, keep_alive](boost::system::error_code ec, std::size_t) {
                 if (self->closed_) return;
                 if (ec) return self->finish(close_cause::error);
@@ -233,7 +278,8 @@ private:
     void upgrade(http::request<http::empty_body> req) {
         worker_.counters.became(session_kind::http, session_kind::websocket);
         kind_ = session_kind::websocket;
-        ws_.emplace(std::move(socket_), static_cast<socket_events&>(*this));
+        ws_.emplace(std::move(*stream_));
+        stream_.reset();
         ws_->set_option(
             websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_->read_message_max(worker_.cfg.max_message_size);
@@ -264,6 +310,7 @@ private:
             if (ec == websocket::error::closed) return finish(close_cause::client_close);
             if (ec == websocket::error::message_too_big) return finish(close_cause::too_big);  // Beast sent 1009
             if (ec == asio::error::eof) return finish(close_cause::client_close);  // FIN, queued echo sent first
+            if (ec == asio::ssl::error::stream_truncated) return finish(close_cause::client_close);  // TLS: FIN, no close_notify
             if (ec == websocket::condition::protocol_violation) {                  // Beast sent 1002 / 1007
                 if (!worker_.cfg.quiet) log("websocket protocol error: ", ec.message());
                 return finish(close_cause::protocol_error);
@@ -333,7 +380,7 @@ private:
         if (!queue_.empty() && !closing_) {
             write_next();
         } else if (queue_.empty() && draining_) {
-            ws_->next_layer().release_end_of_stream();  // everything echoed: Beast may see the FIN now
+            beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
     }
 
@@ -364,15 +411,18 @@ private:
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
             boost::system::error_code ignored;
-            (ws_ ? static_cast<asio::ip::tcp::socket&>(ws_->next_layer()) : socket_)
-                .set_option(asio::socket_base::linger(true, 0), ignored);
+            lowest_socket().set_option(asio::socket_base::linger(true, 0), ignored);
         }
         if (ws_) {
             idlewheel::beast::drop(*ws_);
-            ws_->next_layer().release_end_of_stream();  // a held FIN completes Beast's read now
+            beast::get_lowest_layer(*ws_).release_end_of_stream();  // a held FIN completes Beast's read now
         } else {
-            idlewheel::beast::drop(socket_);
+            idlewheel::beast::drop(*stream_);
         }
+    }
+
+    [[nodiscard]] session_socket& lowest_socket() noexcept {
+        return ws_ ? beast::get_lowest_layer(*ws_) : beast::get_lowest_layer(*stream_);
     }
 
     struct outgoing {
@@ -384,8 +434,8 @@ private:
 
     worker& worker_;
     const stats_source& stats_;
-    asio::ip::tcp::socket socket_;
-    std::optional<websocket::stream<session_socket>> ws_;
+    std::optional<layer> stream_;  // HTTP (TLS: from accept); moved into ws_ at the upgrade
+    std::optional<websocket::stream<layer>> ws_;
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;

@@ -22,6 +22,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+namespace boost::asio::ssl {
+class context;
+}
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -56,11 +60,13 @@ enum class close_cause : unsigned {
     shutdown,           // the server is stopping (WebSocket: close 1001)
     max_lifetime,       // open for --max-lifetime (WebSocket: close 1000 "max lifetime")
     upgrade_refused,    // a WebSocket upgrade while the server drains (503, Retry-After, closed)
+    tls_failed,         // --tls: the TLS handshake failed (not TLS, no common version or cipher, a bad record)
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
     "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",   "upgrade_refused"};
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",   "upgrade_refused",
+    "tls_failed"};
 
 enum class session_kind : unsigned { tcp, http, websocket, count };
 
@@ -298,6 +304,9 @@ public:
     }
 
     const config& cfg;
+    // --tls: the server's TLS context (tls.hpp), shared by every worker; null without --tls.
+    // Set before start(), never changed after.
+    boost::asio::ssl::context* tls_context = nullptr;
     const unsigned index;
     idlewheel::wheel_timer& wheel;                    // used by --timers=wheel; idle (never armed) otherwise
     idlewheel::liveness_stats liveness;               // what this worker's liveness objects decided (wheel mode)

@@ -3,7 +3,11 @@
 Chrome DevTools Protocol with Python's `websockets` (Debian's python3-websockets; run with
 /usr/bin/python3). No npm, no Selenium.
 
-Usage: dashboard_check.py PATH_TO_DEMO_SERVER [SCREENSHOT.png]   (default ./dashboard.png)
+Usage: dashboard_check.py [--tls] PATH_TO_DEMO_SERVER [SCREENSHOT.png]   (default ./dashboard.png)
+
+With --tls the server runs with --tls (its self-signed certificate made at start): the page is
+opened as https:// (Chromium told to accept the certificate: --ignore-certificate-errors), must
+report location.protocol "https:", and every client below speaks TLS (wss://, https://).
 
 1. starts demo_server (ports 0, idle timeout 2 s) and Chromium with a fresh profile;
 2. opens http://HOST:PORT/ and waits until the page shows live numbers (status "live",
@@ -38,6 +42,22 @@ CHROMIUM = "/usr/bin/chromium"
 IDLE_TIMEOUT_S = 2
 OVERALL_LIMIT_S = 100   # below ctest's TIMEOUT (120 s), so the cleanup always runs
 STEP_LIMIT_S = 20       # any one wait for the page
+TLS = False             # --tls
+
+
+def client_tls():
+    """A TLS context for the server's self-signed certificate (not verified), or None."""
+    if not TLS:
+        return None
+    import ssl
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def scheme(plain):
+    return plain + "s" if TLS else plain
 
 
 class Failure(Exception):
@@ -51,7 +71,8 @@ def check(condition, what):
 
 def start_server(binary, stderr_file):
     proc = subprocess.Popen(
-        [binary, "--tcp-port", "0", "--http-port", "0", "--idle-timeout", f"{IDLE_TIMEOUT_S}s", "--ping-interval", "0s"],
+        [binary, "--tcp-port", "0", "--http-port", "0", "--idle-timeout", f"{IDLE_TIMEOUT_S}s", "--ping-interval", "0s"]
+        + (["--tls"] if TLS else []),
         stdout=subprocess.PIPE, stderr=stderr_file)
     deadline = time.monotonic() + 10
     line = b""
@@ -77,6 +98,8 @@ def start_chromium(profile_dir, stderr_file):
             # Containers often have a tiny /dev/shm; a fixed window makes the screenshot readable.
             "--disable-dev-shm-usage", "--window-size=1280,900", "--hide-scrollbars",
             f"--user-data-dir={profile_dir}", "--remote-debugging-port=0", "about:blank"]
+    if TLS:
+        args.insert(1, "--ignore-certificate-errors")  # the server's self-signed certificate
     # Its own process group, so the renderer and helper processes go with it.
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=stderr_file, start_new_session=True)
 
@@ -143,7 +166,7 @@ async def provoke_protocol_error_and_bad_key(http):
     host, port = http.rsplit(":", 1)
     upgrade = ("GET / HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                "Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), 10)
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port), ssl=client_tls()), 10)
     writer.write(upgrade.format(http, "dGhlIHNhbXBsZSBub25jZQ==").encode())
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     check(head.startswith(b"HTTP/1.1 101"), f"upgrade refused: {head!r}")
@@ -151,17 +174,19 @@ async def provoke_protocol_error_and_bad_key(http):
     close = await asyncio.wait_for(reader.readexactly(4), 10)
     check(close[0] == 0x88 and close[2:4] == b"\x03\xea", f"expected close 1002, got {close!r}")
     writer.close()
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), 10)
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port), ssl=client_tls()), 10)
     writer.write(upgrade.format(http, "abc").encode())
-    answer = await asyncio.wait_for(reader.read(), 10)
+    answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     check(answer.startswith(b"HTTP/1.1 400"), f"an invalid key got {answer[:40]!r}, not 400")
     writer.close()
 
 
 def stats_causes(http):
     import urllib.request
-    with urllib.request.urlopen(f"http://{http}/stats", timeout=10) as r:
-        return set(json.load(r)["closed"].keys())
+    with urllib.request.urlopen(f"{scheme('http')}://{http}/stats", timeout=10, context=client_tls()) as r:
+        doc = json.load(r)
+    check(doc["tls"] == TLS, f"/stats says tls={doc['tls']}, the server was started with tls={TLS}")
+    return set(doc["closed"].keys())
 
 
 async def page_state(cdp, session):
@@ -213,14 +238,18 @@ async def exercise(tcp, http, profile_dir, chromium, screenshot):
         await cdp.call("Page.enable", {}, session)
         await cdp.call("Emulation.setDeviceMetricsOverride",
                        {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session)
-        await cdp.call("Page.navigate", {"url": f"http://{http}/"}, session)
+        await cdp.call("Page.navigate", {"url": f"{scheme('http')}://{http}/"}, session)
 
         first = await wait_for_page(cdp, session, "live numbers",
                                     lambda s: s["samples"] >= 2 and s["status"] == "live" and s["tcp"] == "0" and s["ws"] == "0")
 
         host, port = tcp.rsplit(":", 1)
         tcp_clients = [await asyncio.wait_for(asyncio.open_connection(host, int(port)), 10) for _ in range(3)]
-        ws_clients = [await websockets.connect(f"ws://{http}/", ping_interval=None, open_timeout=10) for _ in range(2)]
+        protocol = (await cdp.call("Runtime.evaluate", {"expression": "location.protocol", "returnByValue": True},
+                                   session))["result"].get("value")
+        check(protocol == scheme("http") + ":", f"the page was loaded over {protocol!r}, expected {scheme('http')}:")
+        ws_clients = [await websockets.connect(f"{scheme('ws')}://{http}/", ping_interval=None, open_timeout=10, ssl=client_tls())
+                      for _ in range(2)]
         stop = asyncio.Event()
         keeper = asyncio.create_task(keep_active(tcp_clients, ws_clients, stop))
         try:
@@ -297,8 +326,12 @@ def stop_process_group(proc):
 
 
 def main():
+    global TLS
+    if len(sys.argv) > 1 and sys.argv[1] == "--tls":
+        TLS = True
+        del sys.argv[1]
     if len(sys.argv) not in (2, 3):
-        print("usage: dashboard_check.py PATH_TO_DEMO_SERVER [SCREENSHOT.png]", file=sys.stderr)
+        print("usage: dashboard_check.py [--tls] PATH_TO_DEMO_SERVER [SCREENSHOT.png]", file=sys.stderr)
         return 2
     screenshot = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.getcwd(), "dashboard.png")
     try:
@@ -326,7 +359,7 @@ def main():
         except subprocess.TimeoutExpired:
             raise Failure("demo_server still running 5 s after SIGTERM")
         check(code == 0, f"demo_server exited with {code} after SIGTERM")
-        print(f"PASS: dashboard_check: {detail}")
+        print(f"PASS: dashboard_check{' (tls)' if TLS else ''}: {detail}")
         return 0
     except Exception as e:  # one FAIL line, whatever went wrong
         print(f"FAIL: dashboard_check: {type(e).__name__}: {e}")

@@ -275,7 +275,8 @@ metrics_page scrape(const server& srv) {
 // Every close cause the server documents (demo_server/worker.hpp): each is a series, 0 or not.
 const std::vector<std::string> close_cause_names_for_test{
     "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime", "upgrade_refused"};
+    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime", "upgrade_refused",
+    "tls_failed"};
 
 double closed(const metrics_page& p, const std::string& cause) {
     return p.value("idlewheel_demo_sessions_closed_total", {{"cause", cause}});

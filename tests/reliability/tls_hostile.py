@@ -1,0 +1,423 @@
+#!/usr/bin/python3
+"""Hostile TLS clients against the real `demo_server --tls`, in one timer mode, with a control
+client served throughout. Python's own `ssl` (OpenSSL) drives the TLS side by hand over plain
+sockets (ssl.MemoryBIO), so a client can stop anywhere in the handshake; the control client is
+Python's `websockets` (Debian's python3-websockets), which answers pings by itself.
+
+Usage: tls_hostile.py PATH_TO_DEMO_SERVER wheel|asio|none [EXTRA SERVER ARGS...]
+
+The server: --tls (self-signed certificate made at start), --handshake-timeout 1.5s,
+--idle-timeout 4s, pings after 0.5 s of silence with 0.1 s jitter, --pong-timeout 0.5s.
+The cases run at the same time; T is the handshake timeout, "closed" means the server closed the
+TCP connection (EOF or reset seen by the client), timed from the client's connect():
+
+  case                 what the client does                       wheel, asio              none (no liveness)
+  silent_tcp           connects, never sends a ClientHello        closed in [T, T+slack]   open at T+2 s
+  trickled_hello       its ClientHello one byte per 20 ms         closed in [T, T+slack]   open at T+2 s
+  abandoned_handshake  ClientHello, reads the server's flight,    closed in [T, T+slack]   open at T+2 s
+                       never sends its Finished
+  tls_no_request       completes TLS, never sends a request       closed in [T, T+slack]   open at T+2 s
+  vanishing_peer       TLS + WebSocket upgrade, one echo, then    closed in [1.0, 1.1+     open at T+2 s
+                       never reads TLS again (no pong)            slack] s after the message
+                                                                  (dead_peer)
+  close_notify_withheld  TLS + upgrade, sends a close frame, reads  closed in [C, C+slack]   open at T+2 s
+                       the server's, then never sends its TLS     after its close frame
+                       close_notify nor FIN (Beast's TLS teardown (client_close: counted
+                       waits for it)                              by what started it)
+  not_tls              plain HTTP on the TLS port                 closed at once (< 1 s), tls_failed +1 and a
+                                                                  "tls handshake failed" log line, every mode
+  control              wss:// echo every 100 ms, GET /stats over  never cut, every echo right, every mode
+                       https:// at the end
+
+Then /stats (over https) must show the closes by cause: handshake_timeout +4 and dead_peer +1
+(wheel, asio), client_close +1 (wheel, asio: the withheld close_notify; C = --close-timeout 1 s),
+tls_failed +1 (every mode); the server must exit 0 on SIGTERM. Prints one PASS or
+FAIL line; exits non-zero on failure. Every wait is bounded; the server is killed whatever
+happens.
+"""
+
+import asyncio
+import json
+import os
+import select
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+T = 1.5                 # --handshake-timeout
+PING = 0.5              # --ping-interval (the heartbeat: a ping after PING of silence, +jitter)
+JITTER = 0.1
+PONG = 0.5              # --pong-timeout
+CLOSE = 1.0             # --close-timeout
+SLACK = 2.0             # upper-bound allowance: a loaded 2-core machine, sanitizer builds
+OPEN_FOR = T + 2.0      # none: still open this long after connect
+EARLY = 0.005           # clock granularity between the client's and the server's clocks
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, what):
+    if not condition:
+        raise Failure(what)
+
+
+def client_context():
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # the server's certificate is self-signed, made at start
+    return ctx
+
+
+def ms(seconds):
+    return f"{round(seconds * 1000)}ms"
+
+
+def start_server(binary, mode, extra, stderr_file):
+    args = [binary, "--tls", "--tcp-port", "0", "--http-port", "0", "--timers", mode, "--tick", "10ms",
+            "--handshake-timeout", ms(T), "--idle-timeout", "4s", "--ping-interval", ms(PING),
+            "--ping-jitter", ms(JITTER), "--pong-timeout", ms(PONG), "--close-timeout", ms(CLOSE)] + extra
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr_file)
+    deadline = time.monotonic() + 10
+    line = b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or proc.poll() is not None:
+            raise Failure(f"no listening line from demo_server (got {line!r})")
+        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.1))
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                raise Failure(f"demo_server closed stdout before its listening line (got {line!r})")
+            line += chunk
+    fields = dict(f.split("=", 1) for f in line.decode().split()[1:] if "=" in f)
+    host, port = fields["http"].rsplit(":", 1)
+    return proc, host, int(port)
+
+
+def connect(host, port):
+    """The socket and the time just BEFORE connect(): the server accepts after it, so its
+    deadlines start after it too (a time taken after connect() returns may be late: the thread
+    waits for the GIL, and a close would then look early)."""
+    t0 = time.monotonic()
+    s = socket.create_connection((host, port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s, t0
+
+
+def wait_closed(sock, until):
+    """Reads (and drops) whatever arrives until EOF or reset: the time the server closed, or None
+    if the connection is still open at `until` (monotonic)."""
+    sock.setblocking(False)
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([sock], [], [], left)
+        if not ready:
+            continue
+        try:
+            if not sock.recv(65536):
+                return time.monotonic()
+        except (ConnectionResetError, BrokenPipeError):
+            return time.monotonic()
+        except BlockingIOError:
+            continue
+
+
+class ManualTls:
+    """TLS by hand over a plain socket: the client can stop anywhere, and the raw socket stays
+    the client's to read (or not)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = client_context().wrap_bio(self.incoming, self.outgoing, server_hostname="localhost")
+
+    def client_hello(self):
+        try:
+            self.tls.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+        return self.outgoing.read()
+
+    def flush(self):
+        data = self.outgoing.read()
+        if data:
+            self.sock.sendall(data)
+
+    def feed(self, deadline):
+        ready, _, _ = select.select([self.sock], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            raise Failure("the server sent nothing in time")
+        data = self.sock.recv(65536)
+        if not data:
+            raise Failure("the server closed the connection")
+        self.incoming.write(data)
+
+    def handshake(self, deadline):
+        while True:
+            try:
+                self.tls.do_handshake()
+                self.flush()
+                return
+            except ssl.SSLWantReadError:
+                self.flush()
+                self.feed(deadline)
+
+    def send(self, data):
+        self.tls.write(data)
+        self.flush()
+
+    def recv_until(self, marker, deadline):
+        got = b""
+        while marker not in got:
+            try:
+                got += self.tls.read(65536)
+            except ssl.SSLWantReadError:
+                self.feed(deadline)
+        return got
+
+
+UPGRADE = ("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
+def masked_text(payload):
+    mask = b"\x01\x02\x03\x04"
+    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+# ---- the cases: each returns (connected_at, closed_at or None, reference time) ----------------
+
+def silent_tcp(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        return t0, wait_closed(s, until(t0)), t0
+
+
+def trickled_hello(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        hello = ManualTls(s).client_hello()
+        check(len(hello) > 100, f"a ClientHello of {len(hello)} bytes?")
+        s.setblocking(False)
+        end = until(t0)
+        for i in range(len(hello)):  # one byte per 20 ms: the whole hello would take ~10 s
+            try:
+                s.send(hello[i:i + 1])
+            except (ConnectionResetError, BrokenPipeError):
+                return t0, time.monotonic(), t0
+            closed = wait_closed(s, min(end, time.monotonic() + 0.02))
+            if closed is not None or time.monotonic() >= end:
+                return t0, closed, t0
+        raise Failure("the whole ClientHello went out byte by byte before any deadline: make it slower")
+
+
+def abandoned_handshake(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        tls = ManualTls(s)
+        s.sendall(tls.client_hello())
+        tls.feed(t0 + T)  # the server's first flight arrives; the client never answers it
+        return t0, wait_closed(s, until(t0)), t0
+
+
+def tls_no_request(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        ManualTls(s).handshake(t0 + T)
+        return t0, wait_closed(s, until(t0)), t0
+
+
+def vanishing_peer(host, port, until):
+    s, t0, tls = upgraded(host, port)
+    with s:
+        last = time.monotonic()  # the server's last read is after this
+        tls.send(masked_text(b"hello"))
+        echo = tls.recv_until(b"hello", time.monotonic() + 5)
+        check(b"hello" in echo, "no echo over wss")
+        # From here on the client reads only raw bytes: pings are never decrypted, never answered.
+        return t0, wait_closed(s, until(last)), last
+
+
+def upgraded(host, port):
+    s, t0 = connect(host, port)
+    tls = ManualTls(s)
+    tls.handshake(t0 + T)
+    tls.send(UPGRADE)
+    head = tls.recv_until(b"\r\n\r\n", t0 + T)
+    check(head.startswith(b"HTTP/1.1 101"), f"upgrade over TLS refused: {head[:60]!r}")
+    return s, t0, tls
+
+
+def close_notify_withheld(host, port, until):
+    s, t0, tls = upgraded(host, port)
+    with s:
+        mask = b"\x05\x06\x07\x08"
+        body = b"\x03\xe8"  # 1000
+        sent = time.monotonic()  # the server's close deadline starts after this
+        tls.send(bytes([0x88, 0x80 | len(body)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(body)))
+        answer = tls.recv_until(b"\x88", time.monotonic() + 5)
+        check(b"\x88" in answer, "no close frame back")
+        # The server now waits for this side's close_notify (Beast's TLS teardown): never sent.
+        return t0, wait_closed(s, until(sent)), sent
+
+
+def not_tls(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        s.sendall(b"GET /stats HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        return t0, wait_closed(s, t0 + 1.0 + SLACK), t0
+
+
+async def control(host, port, stop, result):
+    import websockets
+    sent = 0
+    async with websockets.connect(f"wss://{host}:{port}/", ssl=client_context(), ping_interval=None,
+                                  open_timeout=10) as ws:
+        while not stop.is_set():
+            msg = f"control {sent}"
+            await ws.send(msg)
+            answer = await asyncio.wait_for(ws.recv(), 5)
+            check(answer == msg, f"control: sent {msg!r}, got {answer!r}")
+            sent += 1
+            await asyncio.sleep(0.1)
+    result["echoes"] = sent
+
+
+def get_stats(host, port):
+    with urllib.request.urlopen(f"https://{host}:{port}/stats", timeout=10, context=client_context()) as r:
+        return json.load(r)
+
+
+def run(binary, mode, extra):
+    timed = mode != "none"
+    server_err = tempfile.TemporaryFile()
+    server = None
+    try:
+        server, host, port = start_server(binary, mode, extra, server_err)
+        before = get_stats(host, port)
+        check(before["tls"] is True, "/stats does not say tls: true")
+
+        stop = threading.Event()
+        control_result = {}
+
+        def control_thread():
+            try:
+                asyncio.run(asyncio.wait_for(control(host, port, stop, control_result), 60))
+            except Exception as e:  # noqa: BLE001 - reported below
+                control_result["error"] = repr(e)
+
+        ct = threading.Thread(target=control_thread)
+        ct.start()
+        time.sleep(0.3)
+
+        handshake_until = (lambda t0: t0 + T + SLACK) if timed else (lambda t0: t0 + OPEN_FOR)
+        heartbeat_until = (lambda last: last + PING + JITTER + PONG + SLACK) if timed else (lambda last: last + OPEN_FOR)
+        cases = {
+            "silent_tcp": (silent_tcp, handshake_until),
+            "trickled_hello": (trickled_hello, handshake_until),
+            "abandoned_handshake": (abandoned_handshake, handshake_until),
+            "tls_no_request": (tls_no_request, handshake_until),
+            "vanishing_peer": (vanishing_peer, heartbeat_until),
+            "close_notify_withheld": (close_notify_withheld,
+                                      (lambda ref: ref + CLOSE + SLACK) if timed else (lambda ref: ref + OPEN_FOR)),
+            "not_tls": (not_tls, None),
+        }
+        results = {}
+
+        def run_case(name, fn, until):
+            try:
+                results[name] = fn(host, port, until)
+            except Exception as e:  # noqa: BLE001 - reported below
+                results[name] = e
+
+        threads = [threading.Thread(target=run_case, args=(n, f, u)) for n, (f, u) in cases.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        stop.set()
+        ct.join(30)
+
+        failures, summary = [], []
+        for name, r in results.items():
+            if isinstance(r, Exception):
+                failures.append(f"{name}: {r!r}")
+                continue
+            _, closed, ref = r
+            after = None if closed is None else closed - ref
+            summary.append(f"{name} {'open' if after is None else f'{after:.2f}s'}")
+            if name == "not_tls":
+                if after is None or after > 1.0 + SLACK:
+                    failures.append(f"not_tls: still open {1.0 + SLACK} s after a plain request")
+                continue
+            low, high = {"vanishing_peer": (PING + PONG, PING + JITTER + PONG + SLACK),
+                         "close_notify_withheld": (CLOSE, CLOSE + SLACK)}.get(name, (T, T + SLACK))
+            if not timed:
+                if after is not None:
+                    failures.append(f"{name}: closed after {after:.2f} s with --timers=none (no liveness: expected open)")
+            elif after is None:
+                failures.append(f"{name}: still open after {high:.2f} s (expected closed in [{low}, {high}])")
+            elif after < low - EARLY:
+                failures.append(f"{name}: closed EARLY, after {after:.3f} s (expected >= {low})")
+        if "error" in control_result:
+            failures.append(f"control client: {control_result['error']}")
+        elif control_result.get("echoes", 0) < 10:
+            failures.append(f"control client: only {control_result.get('echoes', 0)} echoes")
+
+        after_stats = get_stats(host, port)
+        delta = {k: after_stats["closed"][k] - before["closed"].get(k, 0) for k in after_stats["closed"]}
+        expect = {"tls_failed": 1}
+        if timed:
+            expect.update({"handshake_timeout": 4, "dead_peer": 1, "client_close": 3})  # + the control client, the first GET /stats
+        for cause, n in expect.items():
+            if delta.get(cause) != n:
+                failures.append(f"/stats closed.{cause} grew by {delta.get(cause)}, expected {n} (all: {delta})")
+
+        server.send_signal(signal.SIGTERM)
+        try:
+            code = server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            failures.append("demo_server still running 10 s after SIGTERM")
+            code = None
+        if code not in (0, None):
+            failures.append(f"demo_server exited with {code} after SIGTERM")
+        server_err.seek(0)
+        log = server_err.read().decode(errors="replace")
+        if "tls handshake failed" not in log:
+            failures.append("no 'tls handshake failed' log line for the plain request")
+        if failures:
+            raise Failure("; ".join(failures) + "\n---- demo_server stderr (tail) ----\n" + log[-3000:])
+        return f"--timers={mode}: " + ", ".join(summary) + f"; control {control_result['echoes']} echoes"
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+            server.wait()
+        server_err.close()
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[2] not in ("wheel", "asio", "none"):
+        print("usage: tls_hostile.py PATH_TO_DEMO_SERVER wheel|asio|none [EXTRA SERVER ARGS...]", file=sys.stderr)
+        return 2
+    extra = sys.argv[3:] + os.environ.get("IDLEWHEEL_DEMO_ARGS", "").split()
+    try:
+        detail = run(sys.argv[1], sys.argv[2], extra)
+    except Failure as e:
+        print(f"FAIL: tls_hostile: {e}")
+        return 1
+    print(f"PASS: tls_hostile {detail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
