@@ -6,8 +6,12 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <ostream>
 #include <memory>
@@ -168,7 +172,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
     for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--drain-spread", "--hard-stop-after", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
-                               "--threads", "--io-threads", "--shards", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
+                               "--threads", "--io-threads", "--shards", "--tls", "--tls-cert", "--tls-key", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
 }
@@ -197,7 +201,57 @@ const std::vector<bad_case> bad_cases{
     {{"--no-such-option"}, {"no-such-option"}},
     {{"--max-lifetime", "-1s"}, {"--max-lifetime"}},
     {{"--max-backlog", "1000", "--max-backlog-total", "10"}, {"--max-backlog-total"}},
+    {{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, {"--tls-cert", "need --tls"}},
+    {{"--tls", "--tls-cert", "c.pem"}, {"--tls-cert", "--tls-key"}},
+    {{"--tls", "--tls-key", "k.pem"}, {"--tls-cert", "--tls-key"}},
 };
+
+// The output of a shell command (popen), for openssl at test time.
+std::string command_output(const std::string& command) {
+    std::string out;
+    FILE* p = ::popen(command.c_str(), "r");
+    BOOST_TEST_REQUIRE(p != nullptr);
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    BOOST_TEST_REQUIRE(::pclose(p) == 0, "failed: " << command);
+    return out;
+}
+
+// --tls with --tls-cert/--tls-key: a certificate made here with Debian's openssl is the one
+// the server says it uses (its fingerprint); a file that is not there, or a key that is not
+// the certificate's, stops the start with exit 1 and a message naming the file.
+BOOST_AUTO_TEST_CASE(tls_certificate_files_are_used_or_refused_clearly) {
+    char dir_template[] = "/tmp/idlewheel-tls-XXXXXX";
+    const char* dir = ::mkdtemp(dir_template);
+    BOOST_TEST_REQUIRE(dir != nullptr);
+    const std::string d = dir, cert = d + "/cert.pem", key = d + "/key.pem", other_key = d + "/other.pem";
+    command_output("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost -keyout " +
+                   key + " -out " + cert + " 2>/dev/null");
+    command_output("openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out " + other_key + " 2>/dev/null");
+    std::string fingerprint = command_output("openssl x509 -noout -fingerprint -sha256 -in " + cert);
+    fingerprint = fingerprint.substr(fingerprint.find('=') + 1);
+    fingerprint.erase(fingerprint.find_last_not_of("\r\n") + 1);
+    {
+        demo_server srv("wheel", {"--tls", "--tls-cert", cert, "--tls-key", key});
+        // The start-up lines follow the listening line: wait (bounded) for the TLS one.
+        for (int i = 0; i < 100 && srv.log().find("SHA-256") == std::string::npos; ++i)
+            std::this_thread::sleep_for(50ms);
+        BOOST_TEST(srv.log().find("certificate " + cert + ", SHA-256 fingerprint " + fingerprint) != std::string::npos,
+                   srv.log());
+        BOOST_TEST(srv.log().find("https://") != std::string::npos, srv.log());
+    }
+    const auto missing = server_process::run(demo_binary(), {"--tls", "--tls-cert", d + "/none.pem", "--tls-key", key}, 10s);
+    BOOST_TEST_REQUIRE(missing.exit_code.has_value());
+    BOOST_TEST(*missing.exit_code == 1, missing.err);
+    BOOST_TEST(missing.err.find("cannot load the certificate chain " + d + "/none.pem") != std::string::npos, missing.err);
+    const auto mismatch = server_process::run(demo_binary(), {"--tls", "--tls-cert", cert, "--tls-key", other_key}, 10s);
+    BOOST_TEST_REQUIRE(mismatch.exit_code.has_value());
+    BOOST_TEST(*mismatch.exit_code == 1, mismatch.err);
+    BOOST_TEST(mismatch.err.find(other_key) != std::string::npos, mismatch.err);
+    BOOST_TEST(mismatch.out.find("listening") == std::string::npos, mismatch.out);
+    for (const auto& f : {cert, key, other_key}) std::remove(f.c_str());
+    ::rmdir(dir);
+}
 
 // --reuse-port: a second server started with it binds the same two ports and serves; without
 // it the same bind fails (so the option is what makes the difference).
