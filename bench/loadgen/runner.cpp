@@ -115,7 +115,7 @@ private:
     // /stats, or nothing (counted) if the server did not answer in time.
     awaitable<std::optional<json::object>> try_fetch() {
         try {
-            co_return co_await fetch_stats(stats_endpoint_, stats_timeout);
+            co_return co_await fetch_stats(stats_endpoint_, stats_timeout, tls_.get(), plan_.host);
         } catch (const std::exception& e) {
             ++data_.stats_errors;
             if (data_.stats_errors <= 3) std::fprintf(stderr, "\nloadgen: reading /stats failed: %s\n", e.what());
