@@ -320,7 +320,7 @@ cost_summary cost_of(const run_data& data, std::int64_t first_kick, std::int64_t
 
 scenario_summary scenario_of(const scenario& plan, const run_data& data) {
     scenario_summary s;
-    s.protocol = name(plan.proto);
+    s.protocol = plan.tls && plan.proto == protocol::ws ? "wss" : name(plan.proto);
     s.connections = plan.connections;
     s.mix = {plan.mix[0], plan.mix[1], plan.mix[2], plan.mix[3]};
     s.threads = plan.threads;

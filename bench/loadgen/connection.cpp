@@ -1,18 +1,24 @@
 #include "connection.hpp"
 
+#include "tls_client.hpp"
 #include "tools/common/splitmix64.hpp"
 
 #include <boost/asio/detail/socket_option.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include <netinet/in.h>
 
@@ -81,9 +87,9 @@ protected:
         }
     }
 
-    void on_failed(outcome how, const boost::system::error_code& ec) {
+    void on_failed(outcome how, const boost::system::error_code& ec, std::string_view step = {}) {
         rec_.how = how;
-        rec_.detail = ec.message();
+        rec_.detail = step.empty() ? ec.message() : std::string(step) + ": " + ec.message();
         run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
         run().counters.failed.fetch_add(1, std::memory_order_relaxed);
         run().counters.errors.fetch_add(1, std::memory_order_relaxed);
@@ -204,9 +210,10 @@ namespace {
 
 constexpr nanoseconds lag_period = std::chrono::milliseconds(20);
 
-// The server closed the socket: a FIN, or a reset when it closed with our bytes unread.
+// The server closed the socket: a FIN, or a reset when it closed with our bytes unread. Over
+// TLS a FIN without the server's close_notify first is a truncated stream.
 bool server_dropped(const boost::system::error_code& ec) {
-    return ec == asio::error::eof || ec == asio::error::connection_reset;
+    return ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated;
 }
 
 // Follows the server's WebSocket frames in the raw byte stream of a client that does not run
@@ -306,12 +313,20 @@ private:
     std::size_t awaited_ = 0;  // echo bytes still to come
 };
 
-// WebSocket echo. Idle, active and pinger clients always keep a read pending, so Beast answers
-// the server's pings; a dead client drains the raw socket instead and never answers.
+// WebSocket echo, over `Stream`: tcp::socket, or ssl::stream<tcp::socket> with --tls (a TLS
+// handshake between the connect and the upgrade). Idle, active and pinger clients always keep a
+// read pending, so Beast answers the server's pings; a dead client reads below WebSocket instead
+// (the raw socket, or the TLS stream) and never answers.
+template <class Stream>
 class ws_connection final : public connection {
+    static constexpr bool tls = !std::is_same_v<Stream, tcp::socket>;
+
 public:
-    ws_connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
-        : connection(t, rec, phase_seed, source), ws_(t.io) {}
+    // `next_layer_args`: the ssl::context for a TLS stream, nothing for a plain one.
+    template <class... Args>
+    ws_connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source,
+                  Args&... next_layer_args)
+        : connection(t, rec, phase_seed, source), ws_(t.io, next_layer_args...) {}
 
     void start() override {
         rec().launched = now();
@@ -328,6 +343,30 @@ private:
         if (ec) return on_failed(outcome::connect_failed, ec);
         rec().connected = now();
         beast::get_lowest_layer(ws_).set_option(tcp::no_delay(true), ec);
+        if constexpr (tls) {
+            set_server_name(ws_.next_layer(), run().plan.host, ec);
+            if (ec) return on_failed(outcome::handshake_failed, ec, "TLS server name");
+            // Pinger and dead: as without TLS, taken right after the connect. The server's
+            // clocks (re)start when it reads the upgrade request, sent after the TLS handshake,
+            // so ref_low stays a lower bound and the lateness an upper bound; the handshake only
+            // widens [ref_low, ref_high].
+            rec().ref_low = now();
+            ws_.next_layer().async_handshake(asio::ssl::stream_base::client,
+                                             [self = shared()](boost::system::error_code e) { self->on_tls(e); });
+        } else {
+            rec().ref_low = now();  // pinger and dead: the server starts its clocks after this
+            upgrade();
+        }
+    }
+
+    void on_tls(boost::system::error_code ec) {
+        if (stopping()) return;
+        // Its error alone ("wrong version number", ...) would not say which handshake failed.
+        if (ec) return on_failed(outcome::handshake_failed, ec, "TLS handshake");
+        upgrade();
+    }
+
+    void upgrade() {
         ws_.set_option(
             websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_.binary(true);
@@ -336,7 +375,6 @@ private:
         ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
             if (kind == websocket::frame_type::close && close_frame_at_ < 0) close_frame_at_ = now();
         });
-        rec().ref_low = now();  // pinger and dead: the server starts its clocks after this
         ws_.async_handshake(run().host_header, "/",
                             [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
     }
@@ -361,7 +399,12 @@ private:
 
     void on_read(boost::system::error_code ec) {
         if (stopping()) return;
-        if (ec == websocket::error::closed) {
+        // Over TLS, Beast's teardown after the close frames is a TLS shutdown: it sends our
+        // close_notify and waits for the server's, and reports a truncated stream when the
+        // server closes TCP without one (a reset when it closes with ours unread). The close
+        // frame has already said how the server ended the connection.
+        const bool tls_teardown_cut = tls && close_frame_at_ >= 0 && server_dropped(ec);
+        if (ec == websocket::error::closed || tls_teardown_cut) {
             const auto& reason = ws_.reason();
             const std::int64_t at = close_frame_at_ >= 0 ? close_frame_at_ : now();
             rec().close_code = static_cast<std::uint16_t>(reason.code);
@@ -378,11 +421,12 @@ private:
         read();
     }
 
-    // A dead client: reads below WebSocket and never answers. It only follows the frame
-    // headers, to tell the heartbeat's drop (EOF, no close frame) from an idle kick (a close
-    // frame, then the server's close timeout).
+    // A dead client: reads below WebSocket (the raw socket, or the TLS stream: it decrypts,
+    // and the server's pings stay unanswered all the same) and never answers. It only follows
+    // the frame headers, to tell the heartbeat's drop (EOF, no close frame) from an idle kick (a
+    // close frame, then the server's close timeout).
     void drain() {
-        beast::get_lowest_layer(ws_).async_read_some(
+        ws_.next_layer().async_read_some(
             asio::buffer(drain_buffer_),
             [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_drained(ec, n); });
     }
@@ -411,7 +455,7 @@ private:
         beast::get_lowest_layer(ws_).close(ignored);
     }
 
-    websocket::stream<tcp::socket> ws_;
+    websocket::stream<Stream> ws_;
     beast::flat_buffer buffer_;
     std::int64_t close_frame_at_ = -1;
     frame_scanner scanner_;                         // dead clients only
@@ -453,8 +497,11 @@ void connection_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::
         std::shared_ptr<connection> c;
         if (run.plan.proto == protocol::tcp)
             c = std::make_shared<tcp_connection>(*this, rec, phase_seed, source);
+        else if (run.tls != nullptr)
+            c = std::make_shared<ws_connection<asio::ssl::stream<tcp::socket>>>(*this, rec, phase_seed, source,
+                                                                                *run.tls);
         else
-            c = std::make_shared<ws_connection>(*this, rec, phase_seed, source);
+            c = std::make_shared<ws_connection<tcp::socket>>(*this, rec, phase_seed, source);
         connections_.push_back(c);
         c->start();
     });

@@ -9,6 +9,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
@@ -27,7 +28,7 @@ namespace asio = boost::asio;
 enum class outcome : std::uint8_t {
     open,              // still open when the run ended (then loadgen closed it)
     connect_failed,    // TCP connect failed
-    handshake_failed,  // WebSocket upgrade failed
+    handshake_failed,  // TLS handshake or WebSocket upgrade failed
     idle_close,        // WebSocket close frame 1000 "idle timeout" (the server's idle kick)
     other_close,       // any other WebSocket close frame
     dropped,  // the server closed the socket, no close frame: EOF or reset (TCP: the idle kick; WebSocket: the heartbeat's drop)
@@ -48,7 +49,8 @@ struct record {
     std::int64_t ready = -1;      // TCP connected / WebSocket handshake done
     // The server's idle (or heartbeat) clock for this client started between these two times:
     // idle: its one message was written at ref_low, its echo came back at ref_high;
-    // pinger, dead: the handshake began at ref_low and completed at ref_high.
+    // pinger, dead: the handshake began at ref_low (with --tls: the TLS handshake) and the
+    // WebSocket upgrade completed at ref_high.
     std::int64_t ref_low = -1;
     std::int64_t ref_high = -1;
     std::int64_t closed = -1;  // closed by the server (WebSocket: when its close frame arrived)
@@ -76,6 +78,7 @@ struct run_context {
     asio::ip::tcp::endpoint endpoint;        // the echo port
     std::vector<asio::ip::address> sources;  // client addresses, used round robin
     std::string host_header;                 // "127.0.0.1:PORT" for the WebSocket upgrade
+    asio::ssl::context* tls = nullptr;       // --tls: every WebSocket client's context (tls_client.hpp)
     live_counters counters;
 
     [[nodiscard]] std::int64_t now() const noexcept { return (clock::now() - t0).count(); }

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include "json_util.hpp"
+#include "tls_client.hpp"
 #include "tools/common/fd_limit.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -66,12 +67,16 @@ public:
         : plan_(plan),
           data_(data),
           stats_endpoint_(asio::ip::make_address(plan.host), plan.http_port),
+          tls_(make_tls_context(plan)),
           context_{plan,
                    clock::now(),
                    asio::ip::tcp::endpoint(asio::ip::make_address(plan.host),
                                            plan.proto == protocol::tcp ? plan.tcp_port : plan.http_port),
                    {},
                    plan.host + ":" + std::to_string(plan.http_port),
+                   // The TCP port speaks plain TCP whatever --tls says: only the WebSocket
+                   // clients (and /stats) use TLS.
+                   plan.proto == protocol::ws ? tls_.get() : nullptr,
                    {}},
           sampler_timer_(io_),
           progress_timer_(io_) {
@@ -110,7 +115,7 @@ private:
     // /stats, or nothing (counted) if the server did not answer in time.
     awaitable<std::optional<json::object>> try_fetch() {
         try {
-            co_return co_await fetch_stats(stats_endpoint_, stats_timeout);
+            co_return co_await fetch_stats(stats_endpoint_, stats_timeout, tls_.get(), plan_.host);
         } catch (const std::exception& e) {
             ++data_.stats_errors;
             if (data_.stats_errors <= 3) std::fprintf(stderr, "\nloadgen: reading /stats failed: %s\n", e.what());
@@ -246,6 +251,7 @@ private:
     run_data& data_;
     asio::io_context io_{1};
     asio::ip::tcp::endpoint stats_endpoint_;
+    std::unique_ptr<asio::ssl::context> tls_;  // --tls: one context for every client and /stats
     run_context context_;
     std::vector<std::unique_ptr<connection_thread>> threads_;
     asio::steady_timer sampler_timer_, progress_timer_;

@@ -94,7 +94,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         "and memory\n"
         "Durations: a number and a unit (us, ms, s, m). Mix: a fraction with a decimal point (0.4) or a count "
         "(7600).\n"
-        "Usage: loadgen --http-port P [--protocol ws|tcp --tcp-port T] [options]\n"
+        "Usage: loadgen --http-port P [--protocol ws|tcp --tcp-port T] [--tls [--tls-ca FILE]] [options]\n"
         "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json] [--svg OUT.svg]\nOptions");
     // clang-format off
     desc.add_options()
@@ -103,6 +103,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("tcp-port", po::value(&s.tcp_port), "demo_server's raw TCP echo port (--protocol tcp)")
         ("http-port", po::value(&s.http_port), "demo_server's HTTP/WebSocket port (WebSocket echo and /stats; required)")
         ("protocol", po::value(&proto)->default_value(proto), "ws (WebSocket) or tcp (raw TCP echo)")
+        ("tls", "the HTTP port speaks TLS (demo_server --tls): wss:// clients and /stats over https; the certificate is not verified unless --tls-ca is given. --protocol tcp clients stay plain (the TCP port is)")
+        ("tls-ca", po::value(&s.tls_ca), "with --tls: verify the server's certificate against this CA (or self-signed certificate) file, PEM, and that it names --host")
         ("connections,n", po::value(&s.connections)->default_value(s.connections), "connections to open (at most what the descriptor limit allows, 19000 here)")
         ("threads", po::value(&s.threads)->default_value(s.threads), "client io_context threads")
         ("connect-rate", po::value(&s.connect_rate)->default_value(s.connect_rate), "connections started per second")
@@ -160,6 +162,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     get("stats-interval", s.stats_interval);
     s.progress = vm.count("no-progress") == 0U;
     s.closed_loop = vm.count("closed-loop") != 0U;
+    s.tls = vm.count("tls") != 0U;
+    if (!s.tls_ca.empty() && !s.tls) return fail("--tls-ca needs --tls");
 
     if (proto == "ws")
         s.proto = protocol::ws;

@@ -42,6 +42,10 @@ struct scenario {
     unsigned short tcp_port = 0;   // raw TCP echo port (protocol tcp)
     unsigned short http_port = 0;  // HTTP/WebSocket port: WebSocket echo and /stats
     protocol proto = protocol::ws;
+    // The HTTP port speaks TLS (demo_server --tls): WebSocket clients and /stats over TLS. The
+    // TCP port stays plain, so --protocol tcp clients do too.
+    bool tls = false;
+    std::string tls_ca;  // verify the server's certificate against this CA/cert file (empty: no verification)
     std::size_t connections = 1000;
     unsigned threads = 1;
     double connect_rate = 4000;                 // new connections started per second

@@ -1,13 +1,18 @@
 #include "server_stats.hpp"
 
 #include "json_util.hpp"
+#include "tls_client.hpp"
 
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -50,10 +55,11 @@ server_sample server_sample::from(const json::object& stats, double t) {
     return s;
 }
 
-asio::awaitable<json::object> fetch_stats(asio::ip::tcp::endpoint endpoint, nanoseconds timeout) {
-    beast::tcp_stream stream(co_await asio::this_coro::executor);
-    stream.expires_after(timeout);
-    co_await stream.async_connect(endpoint, asio::use_awaitable);
+namespace {
+
+// The request and the response, on a connected (and, over TLS, handshaken) stream.
+template <class Stream>
+asio::awaitable<http::response<http::string_body>> get_stats(Stream& stream, const asio::ip::tcp::endpoint& endpoint) {
     http::request<http::empty_body> req{http::verb::get, "/stats", 11};
     req.set(http::field::host, endpoint.address().to_string() + ":" + std::to_string(endpoint.port()));
     req.set(http::field::user_agent, "idlewheel-loadgen");
@@ -62,8 +68,36 @@ asio::awaitable<json::object> fetch_stats(asio::ip::tcp::endpoint endpoint, nano
     beast::flat_buffer buffer;
     http::response<http::string_body> res;
     co_await http::async_read(stream, buffer, res, asio::use_awaitable);
-    boost::system::error_code ignored;
-    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    co_return res;
+}
+
+}  // namespace
+
+asio::awaitable<json::object> fetch_stats(asio::ip::tcp::endpoint endpoint, nanoseconds timeout,
+                                          asio::ssl::context* tls, const std::string& server_name) {
+    http::response<http::string_body> res;
+    if (tls == nullptr) {
+        beast::tcp_stream stream(co_await asio::this_coro::executor);
+        stream.expires_after(timeout);
+        co_await stream.async_connect(endpoint, asio::use_awaitable);
+        res = co_await get_stats(stream, endpoint);
+        boost::system::error_code ignored;
+        stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    } else {
+        asio::ssl::stream<beast::tcp_stream> stream(co_await asio::this_coro::executor, *tls);
+        auto& tcp = stream.next_layer();
+        tcp.expires_after(timeout);
+        co_await tcp.async_connect(endpoint, asio::use_awaitable);
+        boost::system::error_code ec;
+        set_server_name(stream, server_name, ec);
+        if (ec) throw boost::system::system_error(ec, "TLS server name");
+        co_await stream.async_handshake(asio::ssl::stream_base::client, asio::use_awaitable);
+        res = co_await get_stats(stream, endpoint);
+        // The response is complete (Connection: close); the close_notify exchange is courtesy,
+        // so it gets a short bound of its own and its outcome is ignored.
+        tcp.expires_after(std::min<nanoseconds>(timeout, std::chrono::milliseconds(200)));
+        co_await stream.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
+    }
     if (res.result() != http::status::ok)
         throw std::runtime_error("/stats answered " + std::to_string(res.result_int()));
     json::value doc = json::parse(res.body());

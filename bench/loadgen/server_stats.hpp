@@ -7,9 +7,11 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace loadgen {
 
@@ -35,9 +37,12 @@ struct server_sample {
     [[nodiscard]] static server_sample from(const boost::json::object& stats, double t);
 };
 
-/// GET /stats from `endpoint`; throws boost::system::system_error (or a JSON error) on failure.
-/// Bounded: gives up after `timeout`.
-boost::asio::awaitable<boost::json::object> fetch_stats(boost::asio::ip::tcp::endpoint endpoint, nanoseconds timeout);
+/// GET /stats from `endpoint`, over TLS when `tls` is not null (https, `server_name` as SNI);
+/// throws boost::system::system_error (or a JSON error) on failure. Bounded: gives up after
+/// `timeout`.
+boost::asio::awaitable<boost::json::object> fetch_stats(boost::asio::ip::tcp::endpoint endpoint, nanoseconds timeout,
+                                                        boost::asio::ssl::context* tls = nullptr,
+                                                        const std::string& server_name = {});
 
 }  // namespace loadgen
 
