@@ -1,7 +1,6 @@
 #include "tls_client.hpp"
 
 #include <boost/asio/ssl/host_name_verification.hpp>
-#include <boost/asio/ssl/impl/src.hpp>  // Asio is compiled separately (idlewheel_asio): its SSL part here, once
 
 #include <stdexcept>
 
