@@ -9,8 +9,9 @@
 //  - misuse in a child process: destroying a stream with an operation pending aborts with what
 //    to do (IDLEWHEEL_CHECK_LIFETIME), expires_*() with both directions pending asserts;
 //  - on the steady clock, the compositions a Beast server uses: websocket::stream, http::async_read
-//    with a client trickling its request, ssl_stream (a throwaway self-signed certificate made
-//    here with OpenSSL's C API), WebSocket over TLS, and a wheel_pool run by two threads.
+//    with a client trickling its request, and a wheel_pool run by two threads; over TLS in
+//    test_beast_tcp_stream_tls.cpp, the second source file of this test (the two compile in
+//    parallel: as one file it was the longest compile of every build).
 //    Real clocks: lower bounds are strict (never early), upper bounds generous.
 
 #include <idlewheel/beast/tcp_stream.hpp>
@@ -28,18 +29,10 @@
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/read.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/asio/ssl/impl/src.hpp>  // Asio is compiled separately (idlewheel_asio): its SSL part here, once
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
-
-#include <openssl/evp.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <unistd.h>
 
@@ -76,6 +69,7 @@ using error_code = boost::system::error_code;
 
 constexpr auto patience = 10s;  // the bound of every real-clock wait; reached only when a test fails
 constexpr auto as_result = idlewheel::test::as_tuple(net::use_awaitable);
+
 
 template <class Rep, class Period>
 std::int64_t ms(std::chrono::duration<Rep, Period> d) {
@@ -1008,223 +1002,6 @@ BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request,
     BOOST_TEST(ms(took) >= ms(limit));      // never early
     BOOST_TEST(ms(took) < ms(limit + 2s));  // a generous bound for a busy machine
     BOOST_TEST(sent >= 3U);                 // bytes did arrive, and did not extend it
-}
-
-// A throwaway self-signed certificate and key, made in memory for one test run.
-struct tls_identity {
-    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key{nullptr, &EVP_PKEY_free};
-    std::unique_ptr<X509, decltype(&X509_free)> cert{nullptr, &X509_free};
-
-    tls_identity() {
-        key.reset(EVP_EC_gen("P-256"));
-        BOOST_REQUIRE(key);
-        cert.reset(X509_new());
-        BOOST_REQUIRE(cert);
-        X509* x = cert.get();
-        BOOST_REQUIRE(X509_set_version(x, 2) == 1);
-        BOOST_REQUIRE(ASN1_INTEGER_set(X509_get_serialNumber(x), 1) == 1);
-        BOOST_REQUIRE(X509_gmtime_adj(X509_getm_notBefore(x), -60) != nullptr);
-        BOOST_REQUIRE(X509_gmtime_adj(X509_getm_notAfter(x), 3600) != nullptr);
-        BOOST_REQUIRE(X509_set_pubkey(x, key.get()) == 1);
-        X509_NAME* name = X509_get_subject_name(x);
-        const unsigned char cn[] = "localhost";
-        BOOST_REQUIRE(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, cn, -1, -1, 0) == 1);
-        BOOST_REQUIRE(X509_set_issuer_name(x, name) == 1);
-        BOOST_REQUIRE(X509_sign(x, key.get(), EVP_sha256()) > 0);
-    }
-
-    void use_in(net::ssl::context& ctx) const {
-        BOOST_REQUIRE(SSL_CTX_use_certificate(ctx.native_handle(), cert.get()) == 1);
-        BOOST_REQUIRE(SSL_CTX_use_PrivateKey(ctx.native_handle(), key.get()) == 1);
-    }
-};
-
-struct tls_fixture : steady_fixture {
-    tls_identity identity;
-    net::ssl::context server_ctx{net::ssl::context::tls_server};
-    net::ssl::context client_ctx{net::ssl::context::tls_client};
-    tls_fixture() {
-        identity.use_in(server_ctx);
-        client_ctx.set_verify_mode(net::ssl::verify_none);  // self-signed: the test checks the plumbing, not trust
-    }
-};
-
-BOOST_FIXTURE_TEST_CASE(ssl_stream_handshake_and_echo, tls_fixture) {
-    std::string echoed;
-    bool server_done = false, client_done = false;
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(std::move(sock), server_ctx);
-            beast::get_lowest_layer(tls).expires_after(patience);
-            auto [hec] = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            char data[5];
-            auto [rec, n] = co_await net::async_read(tls, net::buffer(data), as_result);
-            BOOST_REQUIRE_MESSAGE(!rec, rec.message());
-            auto [wec, m] = co_await net::async_write(tls, net::buffer(data, n), as_result);
-            BOOST_REQUIRE(!wec);
-            server_done = true;
-        },
-        rethrow);
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(io, client_ctx);
-            beast::get_lowest_layer(tls).expires_after(patience);
-            auto [cec] = co_await beast::get_lowest_layer(tls).async_connect(acceptor.local_endpoint(), as_result);
-            BOOST_REQUIRE(!cec);
-            auto [hec] = co_await tls.async_handshake(net::ssl::stream_base::client, as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            auto [wec, n] = co_await net::async_write(tls, net::buffer("hello", 5), as_result);
-            BOOST_REQUIRE(!wec);
-            char data[5];
-            auto [rec, m] = co_await net::async_read(tls, net::buffer(data), as_result);
-            BOOST_REQUIRE_MESSAGE(!rec, rec.message());
-            echoed.assign(data, m);
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
-    BOOST_TEST(echoed == "hello");
-}
-
-BOOST_FIXTURE_TEST_CASE(websocket_over_ssl_stream_handshake_and_echo, tls_fixture) {
-    using wss = websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>>;
-    std::string echoed;
-    bool server_done = false, client_done = false;
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            wss ws(std::move(sock), server_ctx);
-            beast::get_lowest_layer(ws).expires_after(patience);
-            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::server, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_accept(as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            beast::flat_buffer buffer;
-            auto [rec, n] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
-            BOOST_REQUIRE(!wec);
-            co_await ws.async_read(buffer, as_result);  // the client's close
-            server_done = true;
-        },
-        rethrow);
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            wss ws(io, client_ctx);
-            beast::get_lowest_layer(ws).expires_after(patience);
-            auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(acceptor.local_endpoint(), as_result);
-            BOOST_REQUIRE(!cec);
-            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("over tls")), as_result);
-            BOOST_REQUIRE(!wec);
-            beast::flat_buffer buffer;
-            auto [rec, m] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            echoed = beast::buffers_to_string(buffer.data());
-            co_await ws.async_close(websocket::close_code::normal, as_result);
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
-    BOOST_TEST(echoed == "over tls");
-}
-
-// idlewheel::beast::ssl_stream<tcp_stream> moves (a pointer move: the tcp_stream, which the wheel
-// points into, stays where it is), where asio's ssl::stream<tcp_stream> (and Beast's ssl_stream
-// from Boost 1.86) would move the tcp_stream: the hand-over of Beast's advanced server, a TLS
-// handshake on one object, then a websocket::stream built from it by moving.
-static_assert(std::is_nothrow_move_constructible_v<idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>>);
-static_assert(!std::is_move_constructible_v<idlewheel::beast::tcp_stream>);
-
-BOOST_FIXTURE_TEST_CASE(idlewheel_ssl_stream_moves_into_a_websocket_stream_after_its_handshake, tls_fixture) {
-    using tls_stream = idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>;
-    std::string echoed;
-    bool server_done = false, client_done = false, same_tcp_stream = false;
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            tls_stream tls(std::move(sock), server_ctx);
-            beast::get_lowest_layer(tls).expires_after(patience);
-            auto [tec] = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            const idlewheel::beast::tcp_stream* before = &beast::get_lowest_layer(tls);
-            websocket::stream<tls_stream> ws(std::move(tls));
-            same_tcp_stream = before == &beast::get_lowest_layer(ws);
-            auto [hec] = co_await ws.async_accept(as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            beast::flat_buffer buffer;
-            auto [rec, n] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
-            BOOST_REQUIRE(!wec);
-            co_await ws.async_read(buffer, as_result);  // the client's close
-            server_done = true;
-        },
-        rethrow);
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            websocket::stream<tls_stream> ws(io, client_ctx);
-            beast::get_lowest_layer(ws).expires_after(patience);
-            auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(acceptor.local_endpoint(), as_result);
-            BOOST_REQUIRE(!cec);
-            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("moved")), as_result);
-            BOOST_REQUIRE(!wec);
-            beast::flat_buffer buffer;
-            auto [rec, m] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            echoed = beast::buffers_to_string(buffer.data());
-            auto [clec] = co_await ws.async_close(websocket::close_code::normal, as_result);
-            BOOST_CHECK_MESSAGE(!clec, clec.message());  // the TLS teardown found by lookup
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
-    BOOST_TEST(same_tcp_stream);
-    BOOST_TEST(echoed == "moved");
-}
-
-BOOST_FIXTURE_TEST_CASE(tls_handshake_times_out_when_the_peer_never_says_hello, tls_fixture) {
-    constexpr auto limit = 200ms;
-    error_code server_ec;
-    steady_clock::duration took{};
-    bool server_done = false;
-    tcp::socket silent(io);
-    net::co_spawn(
-        io,
-        [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(std::move(sock), server_ctx);
-            const auto start = steady_clock::now();
-            beast::get_lowest_layer(tls).expires_after(limit);
-            std::tie(server_ec) = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
-            took = steady_clock::now() - start;
-            server_done = true;
-        },
-        rethrow);
-    silent.connect(acceptor.local_endpoint());  // and never sends a ClientHello
-    BOOST_TEST(run_until(io, [&] { return server_done; }));
-    BOOST_CHECK_MESSAGE(is_timeout(server_ec), server_ec.message());
-    BOOST_TEST(ms(took) >= ms(limit));
-    BOOST_TEST(ms(took) < ms(limit + 2s));
 }
 
 // ---------------------------------------------------------------------------------------------
