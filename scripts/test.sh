@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, and runs every test twice — an
 # optimised build with assertions (with the benchmarks' smoke runs, the fuzzers' short run,
-# the TSan server run, the Python client, the headless-Chromium dashboard check and the
-# promtool / Prometheus checks of /metrics); then the
+# the TSan server run, the Python client, the headless-Chromium dashboard check, the promtool /
+# Prometheus checks of /metrics and the TLS suites: demo_server --tls against hostile TLS
+# clients, the dashboard over https, loadgen --tls, each run here only); then the
 # matrix: the library's unit tests (with the Beast liveness test and the coroutine example's
 # smoke run where there is Beast, and tests/cpp17: every header and a program as C++17) on
 # every other supported Asio and on clang 14, warnings as errors, Asio's deprecated API off
@@ -15,7 +16,7 @@
 # (Boost.Test header-only with the fetched Boosts; the fetched headers are unpacked into build/
 # without touching the system's apt. If Debian unstable has moved on from a version, the fetch
 # says so and the run stops there.) Then the library, demo and reliability tests again under
-# AddressSanitizer + UBSan.
+# AddressSanitizer + UBSan (not the browser, TSan, Prometheus, --io-threads and TLS suites).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -25,7 +26,8 @@ start=$SECONDS
 # -g1 (here and in the ASan build): line tables and inlined frames, no variable locations.
 # ASan and UBSan reports keep file:line in every frame; most sampled objects took 17-42 % less
 # CPU to compile than with -g.
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O2 -g1" -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_BENCH=ON >/dev/null
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O2 -g1" -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_BENCH=ON \
+  -DIDLEWHEEL_FUZZ_BUILD_DIR="$PWD/build/fuzz" >/dev/null  # shared with tests/fuzz/run.sh's default (.ci/run)
 cmake --build build/test -j"$jobs"
 ctest --test-dir build/test --output-on-failure -j"$jobs"
 tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
@@ -58,6 +60,6 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEW
   -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

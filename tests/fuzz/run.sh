@@ -37,6 +37,9 @@ if [ -z "$cxx" ]; then
     if command -v "$candidate" >/dev/null 2>&1; then cxx="$candidate"; break; fi
   done
 fi
+# The full path, as CMake's find_program gives it to the fuzz_smoke test: a build directory
+# configured by either is then reused by the other, not reconfigured for "another" compiler.
+[ -z "$cxx" ] || cxx=$(command -v "$cxx" || echo "$cxx")
 if [ -z "$cxx" ]; then
   echo "run.sh: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
   exit 1

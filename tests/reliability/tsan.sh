@@ -33,7 +33,7 @@ fail() {
 mkdir -p "$build"
 generator=()
 if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
-cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g" \
+cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" \
   -DIDLEWHEEL_SANITIZE=thread -DIDLEWHEEL_BUILD_DEMO=ON -DIDLEWHEEL_BUILD_TESTS="$([[ -n "$load" ]] && echo OFF || echo ON)" \
   >"$build/tsan_configure.log" 2>&1 || { cat "$build/tsan_configure.log"; fail "configure"; }
 targets=(demo_server)
