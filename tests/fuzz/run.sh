@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (their own CMake project, build/fuzz by default) and
 # runs each for SECONDS (default 60) on a temporary copy of its seed corpus, so the corpus in
-# the repository is never flooded. One summary line per target; exit status 1 if a target
+# the repository is never flooded. The targets run side by side (SECONDS of wall time in all,
+# sharing the cores; --one-by-one runs them in turn, each on a core of its own). One summary line per target; exit status 1 if a target
 # crashed, hit a sanitizer, a model mismatch, a timeout or the RSS limit (or did not build).
 #
-#   tests/fuzz/run.sh [SECONDS] [--build-dir DIR] [--cxx CLANG++] [--jobs N] [TARGET...]
+#   tests/fuzz/run.sh [SECONDS] [--build-dir DIR] [--cxx CLANG++] [--jobs N] [--one-by-one] [TARGET...]
 #
 # SECONDS 0 runs each target once over its seed corpus only (a quick regression check).
 # Findings are kept in <build dir>/artifacts/<target>/ and the full logs in <build dir>/logs/;
@@ -19,12 +20,14 @@ build="$root/build/fuzz"
 cxx="${IDLEWHEEL_FUZZ_CXX:-}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 targets=()
+one_by_one=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --cxx) cxx="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --one-by-one) one_by_one=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     [0-9]*) seconds="$1"; shift ;;
     fuzz_*) targets+=("$1"); shift ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -74,8 +77,9 @@ trap 'rm -rf "$work"' EXIT
 # The value of "stat::<name>: N" in a libFuzzer log (-print_final_stats=1).
 stat() { sed -n "s/^stat::$2: *//p" "$1" | tail -n 1; }
 
-failed=0
-for target in "${targets[@]}"; do
+# Fuzzes one target; its summary goes to logs/TARGET.summary; exit status 1 if it failed.
+fuzz_one() {
+  local target=$1 failed=0
   corpus="$work/$target"
   artifacts="$build/artifacts/$target"
   log="$build/logs/$target.log"
@@ -111,5 +115,19 @@ for target in "${targets[@]}"; do
     fi
     [ -z "$artifact" ] || echo "    replay: $build/$target $artifact"
   fi
+  return "$failed"
+}
+
+failed=0
+pids=()
+for target in "${targets[@]}"; do
+  if [ "$one_by_one" -eq 1 ]; then
+    fuzz_one "$target" >"$build/logs/$target.summary" || failed=1
+  else
+    fuzz_one "$target" >"$build/logs/$target.summary" &
+    pids+=($!)
+  fi
 done
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+for target in "${targets[@]}"; do cat "$build/logs/$target.summary"; done
 exit "$failed"
