@@ -1,6 +1,6 @@
 // demo_server: a Boost.Beast TCP + WebSocket echo server that kicks idle clients, with a live
 // dashboard. `--timers=wheel|asio` runs the same server on idlewheel or on one steady_timer per
-// connection, so the two can be measured side by side. See --help and README.md.
+// connection, so the two can be measured side by side. See --help and docs/demo_server.md.
 #include "config.hpp"
 #include "log.hpp"
 #include "server.hpp"

@@ -13,7 +13,7 @@
 // liveness on the session's strand (accepted() and on_read() do it on an error; a failed
 // write calls stop()): the listener's own reference to a new session is dropped on the
 // listener's thread and can be the last one, and a session may be destroyed off its strand
-// only once its liveness is stopped (README, Threading). Everything else is Beast's
+// only once its liveness is stopped (docs/threading.md). Everything else is Beast's
 // example, plus the marked `// test` lines: optional short times and a printed port, so that
 // tests/examples/ can drive it.
 //

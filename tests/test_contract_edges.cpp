@@ -560,7 +560,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 // ---------------------------------------------------------------------------------------------
 // The rules of wheel_timer's contract that independent readers took two ways (issue 20, item
-// 4), each as the header and the README state it, on the manual clock:
+// 4), each as the header and docs/precision.md state it, on the manual clock:
 //  a. schedule(0) and schedule_at(a time that has passed) made in the same tick run in call
 //     order (per_schedule), however far a sleeping wheel lags; on a per_tick wheel the
 //     absolute entry runs first (the relative one enters the wheel at the next wake-up);

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
 #include <idlewheel/detail/executor_check.hpp>
 
-// "Misuse is loud": every threading mistake the README's Threading section names, made for
+// "Misuse is loud": every threading mistake docs/threading.md names, made for
 // real in a child process, must end it with SIGABRT and a message that says what to do, when
 // IDLEWHEEL_CHECK_EXECUTOR is on (the default without NDEBUG; this file is also built with
 // NDEBUG alone, where nothing is checked, and with NDEBUG and IDLEWHEEL_CHECK_EXECUTOR=1, the

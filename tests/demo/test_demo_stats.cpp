@@ -32,7 +32,7 @@ void require_number(const json::object& s, std::string_view path) {
     BOOST_TEST(v.to_number<double>() >= 0.0, path << " should not be negative");
 }
 
-// Every key the dashboard, loadgen and the README rely on, with its type. `threads`: what the
+// Every key the dashboard, loadgen and docs/demo_server.md rely on, with its type. `threads`: what the
 // test asked for with --threads; a run that adds --io-threads (IDLEWHEEL_DEMO_ARGS) gets them as
 // --io-threads instead (server_process.hpp), and /stats says so.
 void check_shape(const json::object& s, const std::string& mode, unsigned threads) {
