@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fetches the headers of a newer standalone Asio for the test matrix, without touching the
 # system (scripts/fetch_deb.sh: a private apt state, `dpkg -x`): libasio-dev is header-only.
-#   1.36  from Debian unstable (sid), which moves on: if its libasio-dev is another version
-#         today, this says so ("standalone Asio 1.36 is no longer in Debian unstable: ...") and
-#         exits 3.
+#   X.Y  from Debian unstable (sid): scripts/test.sh asks scripts/newest_in_debian.sh which
+#        one it has today; if its libasio-dev is another version, this says so ("standalone
+#        Asio 1.36 is no longer in Debian unstable: ...") and exits 3.
 # (Asio 1.22, the oldest supported, is the system's: Debian 12's libasio-dev.)
 #
 # Usage: scripts/fetch_asio.sh VERSION DEST      e.g. scripts/fetch_asio.sh 1.36 build/asio-1.36
@@ -11,16 +11,13 @@
 # else if DEST already holds that version's headers.
 set -euo pipefail
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 VERSION DEST   (VERSION: 1.36, from Debian unstable)" >&2
+if [ $# -ne 2 ] || ! [[ $1 =~ ^[0-9]+\.[0-9]+$ ]]; then
+  echo "usage: $0 VERSION DEST   (VERSION: X.Y, the one Debian unstable has, e.g. 1.36)" >&2
   exit 2
 fi
 version=$1
 dest=$2
-case "$version" in
-  1.36) suite=sid ;;
-  *) echo "fetch_asio.sh: standalone Asio $version is not one the matrix fetches (1.36, from Debian unstable)" >&2; exit 2 ;;
-esac
+suite=sid
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 include="$dest/usr/include"

@@ -19,40 +19,10 @@ if [ $# -ne 5 ]; then
   exit 2
 fi
 suite=$1 pkg=$2 upstream=$3 what=$4 dest=$5
-case "$suite" in
-  trixie) suite_name="Debian 13 (trixie)" ;;
-  sid) suite_name="Debian unstable (sid)" ;;
-  *) echo "fetch_deb.sh: unknown suite $suite (trixie or sid)" >&2; exit 2 ;;
-esac
-
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-if [ ! -f "$keyring" ]; then
-  echo "fetch_deb.sh: $keyring missing (package debian-archive-keyring)" >&2
-  exit 1
-fi
-
-mkdir -p "$dest"
-apt_dir="$(cd "$dest" && pwd)/.apt"
-rm -rf "$apt_dir"
-trap 'rm -rf "$apt_dir"' EXIT
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main" >"$apt_dir/sources.list"
-apt_opts=(
-  -o "Dir::Etc::sourcelist=$apt_dir/sources.list"
-  -o "Dir::Etc::sourceparts=-"
-  -o "Dir::State::Lists=$apt_dir/lists"
-  -o "Dir::Cache=$apt_dir/cache"
-  -o "Dir::State::status=/dev/null"
-  -o "APT::Architecture=amd64"
-  -o "APT::Sandbox::User=root"
-  -qq
-)
-if ! apt-get "${apt_opts[@]}" update >&2; then
-  echo "fetch_deb.sh: could not read $suite_name's package list from deb.debian.org (network?) for $what" >&2
-  exit 1
-fi
+. "$(dirname "$0")/private_apt.sh"
+private_apt "$suite" "$dest" "$what"
 # The version the suite has today (empty: no such package any more).
-version=$(apt-cache "${apt_opts[@]}" show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n1 || true)
+version=$(suite_version "$pkg")
 if [ -z "$version" ]; then
   echo "fetch_deb.sh: $what is no longer in $suite_name: it has no package $pkg today." >&2
   echo "  Move the matrix to a version it has (apt-cache policy there), or take it out of scripts/test.sh." >&2
