@@ -1,0 +1,33 @@
+# Builds the API reference: cmake -DSOURCE_DIR=<repo> -DOUTPUT_DIR=<dir> [-DDOXYGEN=<path>]
+#   -P docs/reference/build.cmake
+# Runs Doxygen with docs/reference/Doxyfile (from SOURCE_DIR, its paths are relative to the
+# repository's root), writing OUTPUT_DIR/html/index.html. Fails, listing them, on any warning:
+# an undocumented public name, a @param naming no parameter, a function whose parameters are
+# documented in part, a broken reference. (The ctest api_reference, the CMake target `docs` and
+# scripts/docs.sh all run this.)
+foreach(var SOURCE_DIR OUTPUT_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "build.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT DOXYGEN)
+  find_program(DOXYGEN doxygen)
+  if(NOT DOXYGEN)
+    message(FATAL_ERROR "build.cmake: doxygen not found (scripts/setup.sh test installs it)")
+  endif()
+endif()
+file(REMOVE_RECURSE "${OUTPUT_DIR}/html")
+file(MAKE_DIRECTORY "${OUTPUT_DIR}")
+set(config "${OUTPUT_DIR}/Doxyfile")
+file(WRITE "${config}" "@INCLUDE = ${SOURCE_DIR}/docs/reference/Doxyfile\nOUTPUT_DIRECTORY = ${OUTPUT_DIR}\nWARN_LOGFILE =\n")
+execute_process(COMMAND "${DOXYGEN}" "${config}" WORKING_DIRECTORY "${SOURCE_DIR}"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE warnings)
+if(NOT rc EQUAL 0 OR NOT warnings STREQUAL "")
+  string(REGEX MATCHALL "[^\n]+\n" lines "${warnings}")
+  list(LENGTH lines count)
+  message(FATAL_ERROR "${warnings}${out}api reference: doxygen exited with ${rc} and ${count} warning line(s) above: every public name needs its documentation (docs/reference/README.md)")
+endif()
+if(NOT EXISTS "${OUTPUT_DIR}/html/index.html")
+  message(FATAL_ERROR "api reference: doxygen wrote no ${OUTPUT_DIR}/html/index.html")
+endif()
+message(STATUS "api reference: ${OUTPUT_DIR}/html/index.html")
