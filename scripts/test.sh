@@ -6,9 +6,9 @@
 # docs/reference/ and fails on any undocumented public name) and the TLS suites: demo_server
 # --tls against hostile TLS clients, the dashboard over https, loadgen --tls, each run here
 # only); then the matrix: the library's unit tests (with the Beast liveness test and the
-# coroutine example's smoke run where there is Beast, and tests/cpp17: every header and a program as C++17) on
-# every other supported Asio and on clang 14, warnings as errors, Asio's deprecated API off
-# (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
+# coroutine example's smoke run where there is Beast, and tests/cpp17: every header and a
+# program as C++17) on every other supported Asio and on clang 14, warnings as errors, Asio's
+# deprecated API off (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
 #   Boost 1.83, 1.88    g++ 12    Debian 13's headers (scripts/fetch_boost.sh)
 #   Boost 1.90          clang 14  Debian unstable's headers (scripts/fetch_boost.sh)
 #   Boost 1.92          g++ 12    Debian unstable's headers (scripts/fetch_boost.sh)
