@@ -3,7 +3,7 @@
 #define IDLEWHEEL_OPERATION_DEADLINE_HPP
 
 /** @file
- * @brief idlewheel::operation_deadline: a deadline for one operation — "the handshake must complete
+ * @brief idlewheel::operation_deadline: a deadline for one operation, on the shared wheel.
  */
 
 #include <idlewheel/error.hpp>
@@ -19,7 +19,6 @@ namespace idlewheel {
 
 /**
  * A deadline for one operation — "the handshake must complete
- *
  * within 5 s", "this read must complete within 30 s" — on the shared wheel. The wheel-backed
  * equivalent of beast::tcp_stream::expires_after(): arming and cancelling are O(1) relinks,
  * never a system timer operation. (idlewheel::operation_deadline is

@@ -3,7 +3,7 @@
 #define IDLEWHEEL_TIMER_NODE_HPP
 
 /** @file
- * @brief idlewheel::timer_node: the zero-allocation form of a timeout. Embed one in a session object
+ * @brief idlewheel::timer_node: the zero-allocation form of a timeout.
  */
 
 #include <idlewheel/detail/wheel_core.hpp>
@@ -29,7 +29,6 @@ template <auto Member, class T>
 
 /**
  * The zero-allocation form of a timeout. Embed one in a session object
- *
  * and (re)schedule it as often as you like with wheel_timer::schedule(node, delay): each call
  * is a few stores and an O(1) relink, never an allocation.
  *
