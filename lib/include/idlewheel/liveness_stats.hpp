@@ -2,16 +2,21 @@
 #ifndef IDLEWHEEL_LIVENESS_STATS_HPP
 #define IDLEWHEEL_LIVENESS_STATS_HPP
 
-// idlewheel::liveness_stats: what the liveness objects decided, by cause. The timer counts
-// timeouts (wheel_stats); the liveness layer counts its own outcomes here. A server keeps one
-// per wheel (per io_context thread, or per wheel_pool shard) and hands its address to the
-// liveness objects of that wheel's sessions; a null pointer counts nothing. Plain counters:
-// read them on the wheel's executor (a pool: wheel_pool::async_for_each), and sum them with +=.
+/** @file
+ * @brief idlewheel::liveness_stats: what the liveness objects decided, by cause.
+ */
 
 #include <cstdint>
 
 namespace idlewheel {
 
+/**
+ * idlewheel::liveness_stats: what the liveness objects decided, by cause. The timer counts
+ * timeouts (wheel_stats); the liveness layer counts its own outcomes here. A server keeps one
+ * per wheel (per io_context thread, or per wheel_pool shard) and hands its address to the
+ * liveness objects of that wheel's sessions; a null pointer counts nothing. Plain counters:
+ * read them on the wheel's executor (a pool: wheel_pool::async_for_each), and sum them with +=.
+ */
 struct liveness_stats {
     std::uint64_t reader_idle = 0;         ///< idle_watch reader-idle reports
     std::uint64_t writer_idle = 0;         ///< idle_watch writer-idle reports
