@@ -27,6 +27,8 @@ struct liveness_stats {
     std::uint64_t operation_timeouts = 0;  ///< other deadline expiries
 
     /// Adds another thread's or shard's counts (a wheel_pool's sum).
+    /// @param o the counts added.
+    /// @return *this.
     liveness_stats& operator+=(const liveness_stats& o) noexcept {
         reader_idle += o.reader_idle;
         writer_idle += o.writer_idle;

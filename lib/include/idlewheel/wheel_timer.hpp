@@ -92,6 +92,8 @@ struct wheel_stats {
 
     /// Adds another wheel's figures (a wheel_pool's sum): pending and every counter add, the
     /// lateness histogram adds bucket by bucket, worst_lateness takes the larger.
+    /// @param o the figures added.
+    /// @return *this.
     wheel_stats& operator+=(const wheel_stats& o) noexcept {
         pending += o.pending;
         scheduled += o.scheduled;
