@@ -3,7 +3,8 @@
 #define IDLEWHEEL_CANCEL_AFTER_HPP
 
 /** @file
- * @brief idlewheel::cancel_after / cancel_at: a per-operation timeout as a completion token adapter, on the shared wheel.
+ * @brief idlewheel::cancel_after / cancel_at: a per-operation timeout as a completion token
+ * adapter, on the shared wheel.
  */
 
 #include <idlewheel/wheel_timer.hpp>
@@ -86,8 +87,8 @@ using if_completion_token = std::enable_if_t<!std::is_convertible_v<T, net::canc
 /// Adapts `token` so that the operation it is passed to is cancelled if it has not completed
 /// `timeout` after it was started.
 ///
-/// A per-operation timeout as a completion token adapter, on the shared wheel. The wheel-backed form of asio::cancel_after (Asio 1.31,
-/// Boost 1.86), with the wheel first:
+/// A per-operation timeout as a completion token adapter, on the shared wheel. The
+/// wheel-backed form of asio::cancel_after (Asio 1.31, Boost 1.86), with the wheel first:
 ///
 ///     co_await sock.async_read_some(buf, idlewheel::cancel_after(wheel, 30s, net::use_awaitable));
 ///     sock.async_read_some(buf, idlewheel::cancel_after(wheel, 5s, [](error_code ec, std::size_t n) { ... }));

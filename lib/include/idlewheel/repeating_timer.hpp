@@ -30,7 +30,8 @@ enum class repeat_mode {
 /// (a fixed-rate run that coalesces missed rounds calls it once and skips them in steps of
 /// its result). Must not throw. A result <= 0 counts as the clock's smallest unit.
 struct repeat_adjust {
-    std::chrono::nanoseconds (*function)(void* context, std::chrono::nanoseconds period) noexcept;  ///< called with `context`
+    /// Called with `context` and the period; returns the round's delay.
+    std::chrono::nanoseconds (*function)(void* context, std::chrono::nanoseconds period) noexcept;
     void* context;  ///< the first argument of `function`
 };
 

@@ -105,7 +105,8 @@ public:
                 "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
     }
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
-    basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
+    /// Not copyable (nor movable).
+    basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
 
     /// The wheel.
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
@@ -151,9 +152,10 @@ private:
 
 /**
  * Every timeout of one session in one small object, on one wheel entry
- * (idlewheel::session_liveness is `basic_session_liveness<wheel_timer>`). The sans-I/O state machine under idlewheel/beast/websocket_liveness.hpp (WebSocket)
- * and idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone
- * Asio too. member_liveness (below) calls a member function of the session that holds it.
+ * (idlewheel::session_liveness is `basic_session_liveness<wheel_timer>`). The sans-I/O state
+ * machine under idlewheel/beast/websocket_liveness.hpp (WebSocket) and
+ * idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone Asio
+ * too. member_liveness (below) calls a member function of the session that holds it.
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *

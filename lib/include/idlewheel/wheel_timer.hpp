@@ -87,7 +87,8 @@ struct wheel_stats {
         std::chrono::microseconds(1000),   std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
         std::chrono::microseconds(10000),  std::chrono::microseconds(25000),  std::chrono::microseconds(50000),
         std::chrono::microseconds(100000), std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
-    std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};  ///< the histogram's buckets (see lateness_bounds)
+    /// The histogram's buckets (see lateness_bounds).
+    std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};
     std::chrono::nanoseconds lateness_sum{0};  ///< sum of the lateness of every callback counted above
 
     /// Adds another wheel's figures (a wheel_pool's sum): pending and every counter add, the
@@ -213,7 +214,7 @@ public:
     using duration = typename Clock::duration;     ///< The clock's duration.
     using time_point = typename Clock::time_point; ///< The clock's time point.
     using executor_type = Executor;                ///< The executor every call and callback belongs to.
-    using tick_type = detail::wheel::tick_type;    ///< A tick number (an unsigned 64-bit count of ticks since construction).
+    using tick_type = detail::wheel::tick_type;    ///< A tick number (std::uint64_t, ticks since the origin).
 
     /// Binds the wheel to `ex`. Throws std::invalid_argument for invalid options.
     /// @param ex the executor the wheel, its callbacks and its calls belong to.

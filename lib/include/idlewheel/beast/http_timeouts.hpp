@@ -3,7 +3,8 @@
 #define IDLEWHEEL_BEAST_HTTP_TIMEOUTS_HPP
 
 /** @file
- * @brief idlewheel::beast::http_timeouts: HTTP/1.1 server deadlines (keep-alive, header, body, send) on idlewheel::beast::tcp_stream.
+ * @brief idlewheel::beast::http_timeouts: HTTP/1.1 server deadlines (keep-alive, header, body,
+ * send) on idlewheel::beast::tcp_stream.
  */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)

@@ -63,7 +63,8 @@ public:
     /// The asio stream held.
     using stream_type = boost::asio::ssl::stream<NextLayer>;
     using next_layer_type = typename stream_type::next_layer_type;        ///< NextLayer.
-    using lowest_layer_type = typename stream_type::lowest_layer_type;    ///< The next layer's lowest layer (the socket).
+    /// The next layer's lowest layer (the socket).
+    using lowest_layer_type = typename stream_type::lowest_layer_type;
     using executor_type = typename stream_type::executor_type;            ///< The next layer's executor.
     using native_handle_type = typename stream_type::native_handle_type;  ///< OpenSSL's SSL*.
 
