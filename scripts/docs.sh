@@ -5,7 +5,7 @@
 # Usage: scripts/docs.sh [OUTPUT_DIR]   (default build/docs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v doxygen >/dev/null || scripts/setup.sh test
+command -v doxygen >/dev/null || scripts/setup.sh docs
 out=${1:-build/docs}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
