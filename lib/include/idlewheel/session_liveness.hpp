@@ -165,7 +165,7 @@ private:
                                       |                            | \--on_peer_close()--/  |
                                       | handshake_timeout     idle | dead_peer     close_timeout
                                       v                            v    v                   v
-                                                      ended (a verdict, see cause())
+                                                      ended (a verdict, see verdict())
    @endverbatim
  *
  *  - handshake: a hard deadline from start_handshake() (call it at accept, before reading the
