@@ -200,7 +200,7 @@ template <class Clock, class Executor, class Rep, class Period>
 /// Otherwise as cancel_after().
 /// @param wheel the wheel that holds the deadline.
 /// @param expiry the time point (rounded up to the wheel's duration); a time that has passed
-/// cancels at the next tick.
+/// is due now (the first tick that has not begun), as with wheel_timer::schedule_at().
 /// @param token any completion token.
 /// @return the adapted token.
 template <class Clock, class Executor, class Duration, class CompletionToken,

@@ -87,8 +87,9 @@ template <auto Member, class T>
  *
  * @par Completion
  * The handler runs on the wheel's executor, from the wheel's completion handler (a wheel
- * callback: wheel_timer, Completion): send_ping once per unanswered interval, peer_dead once
- * (the heartbeat then stays in state::dead until start()). The handler may stop, restart or
+ * callback: wheel_timer, Completion): send_ping when ping_interval (plus this heartbeat's
+ * jitter offset) passed with nothing from the peer, never a second one while a ping is
+ * awaited; peer_dead once (the heartbeat then stays in state::dead until start()). The handler may stop, restart or
  * destroy the heartbeat.
  *
  * @par Thread safety
