@@ -2,12 +2,13 @@
 # The whole test suite: installs what is missing, builds, and runs every test twice — an
 # optimised build with assertions (with the benchmarks' smoke runs, the fuzzers' short run,
 # the TSan server run, the Python client, the headless-Chromium dashboard check, the promtool /
-# Prometheus checks of /metrics and the TLS suites: demo_server --tls against hostile TLS
-# clients, the dashboard over https, loadgen --tls, each run here only); then the
-# matrix: the library's unit tests (with the Beast liveness test and the coroutine example's
-# smoke run where there is Beast, and tests/cpp17: every header and a program as C++17) on
-# every other supported Asio and on clang 14, warnings as errors, Asio's deprecated API off
-# (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
+# Prometheus checks of /metrics, the API reference (ctest api_reference: Doxygen builds
+# docs/reference/ and fails on any undocumented public name) and the TLS suites: demo_server
+# --tls against hostile TLS clients, the dashboard over https, loadgen --tls, each run here
+# only); then the matrix: the library's unit tests (with the Beast liveness test and the
+# coroutine example's smoke run where there is Beast, and tests/cpp17: every header and a
+# program as C++17) on every other supported Asio and on clang 14, warnings as errors, Asio's
+# deprecated API off (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
 #   Boost 1.83, 1.88      g++ 12    Debian 13's headers (scripts/fetch_boost.sh), pinned; the
 #                                   Beast tests and examples left out (IDLEWHEEL_TEST_BEAST=OFF;
 #                                   cpp17_program still builds the Beast glue as C++17)
@@ -18,7 +19,7 @@
 # (Boost.Test header-only with the fetched Boosts; the fetched headers are unpacked into build/
 # without touching the system's apt. The run names the versions unstable has; it stops only if
 # Debian's servers cannot be read.) Then the library, demo and reliability tests again under
-# AddressSanitizer + UBSan (not the browser, TSan, Prometheus, --io-threads and TLS suites).
+# AddressSanitizer + UBSan (not the browser, TSan, Prometheus, --io-threads, TLS and docs suites).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -71,6 +72,6 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEW
   -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

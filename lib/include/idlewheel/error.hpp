@@ -2,11 +2,9 @@
 #ifndef IDLEWHEEL_ERROR_HPP
 #define IDLEWHEEL_ERROR_HPP
 
-// idlewheel's error codes, in the shape of Beast's core/error.hpp: an enum with its own
-// category, usable wherever an error_code goes (boost::system::error_code, or std::error_code
-// with standalone Asio). Asynchronous results report
-// them; scheduling calls that cannot report through a handler throw
-// system_error carrying them (idlewheel::system_error: the matching type).
+/** @file
+ * @brief idlewheel's error codes, in the shape of Beast's core/error.hpp.
+ */
 
 #include <idlewheel/detail/asio.hpp>
 
@@ -15,6 +13,16 @@
 
 namespace idlewheel {
 
+/**
+ * idlewheel's error codes, in the shape of Beast's core/error.hpp: an enum with its own
+ * category, usable wherever an error_code goes (boost::system::error_code, or std::error_code
+ * with standalone Asio). Asynchronous results report
+ * them; scheduling calls that cannot report through a handler throw
+ * system_error carrying them (idlewheel::system_error: the matching type).
+ *
+ * is_error_code_enum is specialized for it (in boost::system, or std with standalone Asio):
+ * an idlewheel::error converts to idlewheel::error_code and compares with one.
+ */
 enum class error {
     /// The wheel was stopped with stop(): it accepts no new timeouts.
     stopped = 1,
@@ -55,11 +63,16 @@ public:
 };
 }  // namespace detail
 
+/// The category of idlewheel::error (name "idlewheel"); one object per program. With Boost,
+/// categories compare by a fixed id, so copies in different shared objects compare equal.
 [[nodiscard]] inline const error_category_base& error_category() noexcept {
     static const detail::error_category category;
     return category;
 }
 
+/// The error_code of `e` (found by argument-dependent lookup: `error_code ec = error::stopped;`).
+/// @param e the error.
+/// @return the code, in error_category().
 [[nodiscard]] inline error_code make_error_code(error e) noexcept { return {static_cast<int>(e), error_category()}; }
 
 namespace detail {
@@ -68,7 +81,9 @@ namespace detail {
 
 }  // namespace idlewheel
 
+/// @cond IDLEWHEEL_SPECIALIZATIONS
 template <>
 struct IDLEWHEEL_ERROR_CODE_ENUM_NAMESPACE::is_error_code_enum<idlewheel::error> : std::true_type {};
+/// @endcond
 
 #endif

@@ -2,38 +2,9 @@
 #ifndef IDLEWHEEL_HEARTBEAT_HPP
 #define IDLEWHEEL_HEARTBEAT_HPP
 
-// idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
-//
-// After `ping_interval` without anything from the peer, the heartbeat asks for a ping
-// (heartbeat_event::send_ping). If nothing at all (a pong or any other frame) arrives within
-// `pong_timeout` after that, the peer is dead (heartbeat_event::peer_dead). A peer that
-// answers pings but never sends a message is alive: closing it for idleness is idle_watch's
-// job, with its own, typically much longer, time. That is the split Beast's websocket timeouts
-// cannot make (boostorg/beast#2323: long idle limits plus short keep-alive pings).
-//
-//     idlewheel::heartbeat hb{wheel, idlewheel::heartbeat_member<&session::on_heartbeat>(this),
-//                             {.ping_interval = 15s, .pong_timeout = 10s, .jitter = 2s}};
-//     hb.start();                    // after the handshake
-//     hb.on_inbound();               // for every frame read, pongs included: a store
-//     void on_heartbeat(idlewheel::heartbeat_event e) {
-//         if (e == idlewheel::heartbeat_event::send_ping) ws.async_ping({}, ...);
-//         else socket.close();       // peer_dead
-//     }
-//
-// idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
-// application-level ping on send_ping and call on_inbound() for every byte received.
-//
-// Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn
-// uniformly from [0, jitter], to its ping interval, so 20 000 sessions opened together do not
-// all ping in the same tick.
-//
-// The state machine: waiting --(interval quiet)--> awaiting_pong --(inbound)--> waiting
-//                                                 \--(pong_timeout quiet)--> dead
-// It is the same sans-I/O machine over any transport; it is tested without sockets.
-//
-// Limits: start() throws error::too_many_pending at wheel_options::max_pending (or
-// error::stopped); once running, re-arming its own entry never counts against max_pending.
-// Outcomes are counted in the liveness_stats given at construction (none if null).
+/** @file
+ * @brief idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
+ */
 
 #include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
@@ -49,8 +20,13 @@
 
 namespace idlewheel {
 
-enum class heartbeat_event { send_ping, peer_dead };
+/// What a heartbeat reports.
+enum class heartbeat_event {
+    send_ping,  ///< ping_interval passed with nothing from the peer: send a ping now
+    peer_dead   ///< nothing at all within pong_timeout after the ping: close the connection
+};
 
+/// The times of a heartbeat (applied by its next start()).
 struct heartbeat_options {
     std::chrono::nanoseconds ping_interval{0};  ///< quiet time before a ping; 0 disables the heartbeat
     std::chrono::nanoseconds pong_timeout{0};   ///< time to answer; must be > 0 when enabled
@@ -59,35 +35,108 @@ struct heartbeat_options {
 
 /// What a heartbeat calls: function(context, event).
 struct heartbeat_handler {
-    void (*function)(void* context, heartbeat_event event);
-    void* context;
+    void (*function)(void* context, heartbeat_event event);  ///< called with `context`
+    void* context;  ///< the first argument of `function`
 };
 
 /// A heartbeat_handler that calls `(self->*Member)(event)`.
+/// @tparam Member a pointer to a member function of T taking a heartbeat_event.
+/// @param self the object; must outlive the heartbeat's events.
+/// @return the handler.
 template <auto Member, class T>
 [[nodiscard]] constexpr heartbeat_handler heartbeat_member(T* self) noexcept {
     return {[](void* p, heartbeat_event e) { (static_cast<T*>(p)->*Member)(e); }, self};
 }
 
+/**
+ * Ping/pong liveness, apart from application idleness (idlewheel::heartbeat is
+ * `basic_heartbeat<wheel_timer>`).
+ *
+ * @tparam Wheel the wheel type (a basic_wheel_timer).
+ *
+ * After `ping_interval` without anything from the peer, the heartbeat asks for a ping
+ * (heartbeat_event::send_ping). If nothing at all (a pong or any other frame) arrives within
+ * `pong_timeout` after that, the peer is dead (heartbeat_event::peer_dead). A peer that
+ * answers pings but never sends a message is alive: closing it for idleness is idle_watch's
+ * job, with its own, typically much longer, time. That is the split Beast's websocket timeouts
+ * cannot make (boostorg/beast#2323: long idle limits plus short keep-alive pings).
+ *
+ *     idlewheel::heartbeat hb{wheel, idlewheel::heartbeat_member<&session::on_heartbeat>(this),
+ *                             {.ping_interval = 15s, .pong_timeout = 10s, .jitter = 2s}};
+ *     hb.start();                    // after the handshake
+ *     hb.on_inbound();               // for every frame read, pongs included: a store
+ *     void on_heartbeat(idlewheel::heartbeat_event e) {
+ *         if (e == idlewheel::heartbeat_event::send_ping) ws.async_ping({}, ...);
+ *         else socket.close();       // peer_dead
+ *     }
+ *
+ * idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
+ * application-level ping on send_ping and call on_inbound() for every byte received.
+ *
+ * @par Jitter
+ * Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn
+ * uniformly from [0, jitter], to its ping interval, so 20 000 sessions opened together do not
+ * all ping in the same tick.
+ *
+ * @par State machine
+ * @verbatim
+   waiting --(interval quiet)--> awaiting_pong --(inbound)--> waiting
+                                               \--(pong_timeout quiet)--> dead
+   @endverbatim
+ * It is the same sans-I/O machine over any transport; it is tested without sockets.
+ *
+ * @par Completion
+ * The handler runs on the wheel's executor, from the wheel's completion handler (a wheel
+ * callback: wheel_timer, Completion): send_ping when ping_interval (plus this heartbeat's
+ * jitter offset) passed with nothing from the peer, never a second one while a ping is
+ * awaited; peer_dead once (the heartbeat then stays in state::dead until start()). The handler may stop, restart or
+ * destroy the heartbeat.
+ *
+ * @par Thread safety
+ * Like the wheel, the heartbeat belongs to the wheel's executor: start, stop, mark and destroy
+ * it there (checked with IDLEWHEEL_CHECK_EXECUTOR). Destroying it unlinks its entry in O(1):
+ * the handler never runs afterwards.
+ *
+ * @par Errors
+ * Limits: start() throws error::too_many_pending at wheel_options::max_pending (or
+ * error::stopped); once running, re-arming its own entry never counts against max_pending.
+ * Outcomes are counted in the liveness_stats given at construction (none if null).
+ */
 template <class Wheel>
 class basic_heartbeat {
 public:
-    using duration = typename Wheel::duration;
-    enum class state { stopped, waiting, awaiting_pong, dead };
+    using duration = typename Wheel::duration;  ///< The wheel's duration.
+    /// Where the heartbeat's state machine is.
+    enum class state {
+        stopped,        ///< not started, stopped, disabled (ping_interval 0), or its wheel stopped
+        waiting,        ///< waiting for ping_interval of quiet
+        awaiting_pong,  ///< a ping was asked for; waiting for anything from the peer
+        dead            ///< peer_dead was reported
+    };
 
+    /// A heartbeat on `wheel` that calls `handler`, counting pings and dead peers in `*stats`
+    /// (if not null). Stopped until start().
+    /// @param wheel the wheel; must outlive the heartbeat.
+    /// @param handler what an event calls.
+    /// @param options the times (set_options()).
+    /// @param stats the counters, or null; must outlive the heartbeat.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0.
     basic_heartbeat(Wheel& wheel, heartbeat_handler handler, const heartbeat_options& options = {},
                     liveness_stats* stats = nullptr)
         : wheel_(&wheel), handler_(handler), stats_(stats) {
         set_options(options);
     }
-    basic_heartbeat(const basic_heartbeat&) = delete;
-    basic_heartbeat& operator=(const basic_heartbeat&) = delete;
+    basic_heartbeat(const basic_heartbeat&) = delete;             ///< Not copyable (nor movable).
+    basic_heartbeat& operator=(const basic_heartbeat&) = delete;  ///< Not copyable (nor movable).
+    /// Unlinks its entry in O(1): the handler never runs afterwards.
     ~basic_heartbeat() = default;  // the node unlinks itself
 
     /// Starts (or restarts) from now, with the times of the latest set_options(): the peer
     /// counts as heard from now. When ping_interval is 0 the heartbeat is disabled: start()
-    /// leaves it stopped (stopping it if it was running). Reads the clock once.
+    /// leaves it stopped (stopping it if it was running). Reads the clock once. Draws a new
+    /// jitter offset.
+    /// @throws system_error error::too_many_pending (a first start on a full wheel) or
+    /// error::stopped; the heartbeat is then stopped.
     void start() {
         interval_ = next_interval_;
         pong_timeout_ = next_pong_timeout_;
@@ -124,6 +173,8 @@ public:
 
     /// Changes the times; they apply from the next start() (a running heartbeat keeps the
     /// times it was started with until then).
+    /// @param o the times.
+    /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0 (nothing changes).
     void set_options(const heartbeat_options& o) {
         if (o.ping_interval > decltype(o.ping_interval)::zero() && o.pong_timeout <= decltype(o.pong_timeout)::zero())
             throw std::invalid_argument("idlewheel::heartbeat: pong_timeout must be > 0 when ping_interval is set");
@@ -132,6 +183,7 @@ public:
         next_jitter_ = detail::saturating_ceil<duration>(o.jitter);
     }
 
+    /// The state machine's state.
     [[nodiscard]] state current() const noexcept { return state_; }
     /// This heartbeat's fixed jitter offset (for tests and metrics).
     [[nodiscard]] duration jitter_offset() const noexcept { return offset_; }
@@ -216,6 +268,7 @@ private:
     state state_ = state::stopped;
 };
 
+/// The heartbeat for idlewheel::wheel_timer (steady_clock).
 using heartbeat = basic_heartbeat<wheel_timer>;
 
 }  // namespace idlewheel

@@ -2,9 +2,12 @@
 #ifndef IDLEWHEEL_IDLEWHEEL_HPP
 #define IDLEWHEEL_IDLEWHEEL_HPP
 
-// Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast glue,
-// is separate so that users without Beast need not have it). Every public header of this
-// directory but beast.hpp must be listed here: tests/umbrella_header.cmake checks it.
+/** @file
+ * @brief Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast
+ * glue, is separate so that users without Beast need not have it).
+ */
+// Every public header of this directory but beast.hpp must be listed here:
+// tests/umbrella_header.cmake checks it.
 #include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>

@@ -2,16 +2,21 @@
 #ifndef IDLEWHEEL_LIVENESS_STATS_HPP
 #define IDLEWHEEL_LIVENESS_STATS_HPP
 
-// idlewheel::liveness_stats: what the liveness objects decided, by cause. The timer counts
-// timeouts (wheel_stats); the liveness layer counts its own outcomes here. A server keeps one
-// per wheel (per io_context thread, or per wheel_pool shard) and hands its address to the
-// liveness objects of that wheel's sessions; a null pointer counts nothing. Plain counters:
-// read them on the wheel's executor (a pool: wheel_pool::async_for_each), and sum them with +=.
+/** @file
+ * @brief idlewheel::liveness_stats: what the liveness objects decided, by cause.
+ */
 
 #include <cstdint>
 
 namespace idlewheel {
 
+/**
+ * idlewheel::liveness_stats: what the liveness objects decided, by cause. The timer counts
+ * timeouts (wheel_stats); the liveness layer counts its own outcomes here. A server keeps one
+ * per wheel (per io_context thread, or per wheel_pool shard) and hands its address to the
+ * liveness objects of that wheel's sessions; a null pointer counts nothing. Plain counters:
+ * read them on the wheel's executor (a pool: wheel_pool::async_for_each), and sum them with +=.
+ */
 struct liveness_stats {
     std::uint64_t reader_idle = 0;         ///< idle_watch reader-idle reports
     std::uint64_t writer_idle = 0;         ///< idle_watch writer-idle reports
@@ -22,6 +27,8 @@ struct liveness_stats {
     std::uint64_t operation_timeouts = 0;  ///< other deadline expiries
 
     /// Adds another thread's or shard's counts (a wheel_pool's sum).
+    /// @param o the counts added.
+    /// @return *this.
     liveness_stats& operator+=(const liveness_stats& o) noexcept {
         reader_idle += o.reader_idle;
         writer_idle += o.writer_idle;

@@ -2,57 +2,9 @@
 #ifndef IDLEWHEEL_SESSION_LIVENESS_HPP
 #define IDLEWHEEL_SESSION_LIVENESS_HPP
 
-// idlewheel::session_liveness: every timeout of one session in one small object, on one wheel
-// entry. The sans-I/O state machine under idlewheel/beast/websocket_liveness.hpp (WebSocket)
-// and idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone
-// Asio too. member_liveness (below) calls a member function of the session that holds it.
-//
-//   stopped --start_handshake()--> handshake --handshake_done()--> open --start_close()--> closing
-//                                      |                            | \--on_peer_close()--/  |
-//                                      | handshake_timeout     idle | dead_peer     close_timeout
-//                                      v                            v    v                   v
-//                                                      ended (a verdict, see cause())
-//
-//  - handshake: a hard deadline from start_handshake() (call it at accept, before reading the
-//    HTTP request: bytes arriving never extend it) to handshake_done();
-//  - open: reader idleness (no message for idle_timeout: verdict idle, which also starts the
-//    closing phase) and a heartbeat (after ping_interval + this session's jitter offset
-//    without anything from the peer, event send_ping; nothing within pong_timeout after it:
-//    verdict dead_peer). At most one ping is awaited at a time;
-//  - closing: a deadline (close_timeout) on the close handshake, whoever started it; hard,
-//    unless the session reports write progress (on_write_progress(): then close_timeout
-//    without progress, for a session that sends what it queued before closing).
-//
-// Cost per session: the object is its own (one) wheel entry, always due at the earliest of its
-// deadlines and moved only when it comes due (Netty's lazy re-arm), plus 16 bytes of state:
-// two 32-bit activity fields (a compact activity mark, or a time), the current phase's hard
-// deadline as a 32-bit time, and three bytes of phase, flags and verdict. Times are kept in
-// units of tick / 16 (of the tick when it does not divide by 16), relative to the present
-// with serial-number arithmetic: every configured time must stay below 2^29 units (3.9 days
-// on the default 10 ms tick; the options' constructor checks). Options, the wheel, the
-// handler and the stats live in a session_liveness_config shared by all sessions of a thread.
-// The jitter offset is derived from the object's address: no storage.
-//
-// A touch (on_read(), on_inbound()) reads no clock and touches no timer: it stores the
-// wheel's current activity epoch (detail/activity_epochs.hpp) in one 32-bit field.
-//
-// Precision: never early. Idle and heartbeat outcomes come at most two ticks (plus wake-up
-// delays) after their time, as idle_watch's; deadlines (handshake, pong, close) at most one
-// tick after (plus one unit of tick / 16 when they do not fall on a unit boundary).
-//
-// The handler (the config's) runs on the wheel's executor with the session and the event; it
-// is called last: the object touches nothing after it returns, so it may stop, restart or
-// destroy the session. Destroying the object unlinks its entry in O(1); no handler runs for a
-// destroyed session.
-//
-// Limits: the first arm (start_handshake() or start() of an object whose entry is not in the
-// wheel) counts against wheel_options::max_pending and throws error::too_many_pending past it
-// (or error::stopped); once running, the object moves its own entry and keeps its place. A
-// stopped wheel ends the object (phase() turns stopped).
-//
-// Outcomes are counted in the config's liveness_stats: idle -> reader_idle, send_ping ->
-// pings_sent, dead_peer -> dead_peers, handshake_timeout -> handshake_timeouts,
-// close_timeout -> operation_timeouts.
+/** @file
+ * @brief idlewheel::session_liveness: every timeout of one session in one small object, on one wheel entry.
+ */
 
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
@@ -81,6 +33,9 @@ enum class liveness_event : std::uint8_t {
     close_timeout,      ///< the close handshake did not finish in time: drop the connection
 };
 
+/// A name for logs: "send ping", "idle", "dead peer", "handshake timeout", "close timeout".
+/// @param e the event.
+/// @return a static string.
 [[nodiscard]] constexpr const char* to_string(liveness_event e) noexcept {
     switch (e) {
         case liveness_event::send_ping: return "send ping";
@@ -110,12 +65,21 @@ class basic_session_liveness;
 template <class Wheel>
 class basic_session_liveness_config : private detail::entry_table {
 public:
-    using session_type = basic_session_liveness<Wheel>;
+    using session_type = basic_session_liveness<Wheel>;  ///< The sessions it serves.
+    /// The handler: called with the context, the session and the event, last (it may destroy
+    /// the session).
     using handler_type = void (*)(void* context, session_type& session, liveness_event event);
-    using duration = typename Wheel::duration;
+    using duration = typename Wheel::duration;  ///< The wheel's duration.
 
+    /// The config of the sessions of `wheel`.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times, converted once to units of tick / 16 (rounded up).
+    /// @param handler called for every event of every session.
+    /// @param context the handler's first argument.
+    /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0, or a time is
-    /// at or above 2^29 units (see the top of this header).
+    /// at or above 2^29 units (see basic_session_liveness, Cost), or ping_interval + jitter +
+    /// pong_timeout is.
     basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
                                   void* context = nullptr, liveness_stats* stats = nullptr)
         : entry_table{&session_type::act},
@@ -140,17 +104,23 @@ public:
             throw std::invalid_argument(
                 "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
     }
-    basic_session_liveness_config(const basic_session_liveness_config&) = delete;
+    basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
+    /// Not copyable (nor movable).
     basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
 
+    /// The wheel.
     [[nodiscard]] Wheel& wheel() const noexcept { return *wheel_; }
+    /// The options as given.
     [[nodiscard]] const session_liveness_options& options() const noexcept { return options_; }
+    /// The counters, or null.
     [[nodiscard]] liveness_stats* stats() const noexcept { return stats_; }
     /// The unit the sessions keep their times in.
     [[nodiscard]] duration unit() const noexcept { return unit_; }
 
 protected:
     /// For a transport layer that handles events itself before its user (beast, stream).
+    /// @param handler the new handler.
+    /// @param context its first argument.
     void set_handler(handler_type handler, void* context) noexcept {
         handler_ = handler;
         context_ = context;
@@ -180,16 +150,93 @@ private:
     session_liveness_options options_;
 };
 
+/**
+ * Every timeout of one session in one small object, on one wheel entry
+ * (idlewheel::session_liveness is `basic_session_liveness<wheel_timer>`). The sans-I/O state
+ * machine under idlewheel/beast/websocket_liveness.hpp (WebSocket) and
+ * idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone Asio
+ * too. member_liveness (below) calls a member function of the session that holds it.
+ *
+ * @tparam Wheel the wheel type (a basic_wheel_timer).
+ *
+ * @par Phases
+ * @verbatim
+   stopped --start_handshake()--> handshake --handshake_done()--> open --start_close()--> closing
+                                      |                            | \--on_peer_close()--/  |
+                                      | handshake_timeout     idle | dead_peer     close_timeout
+                                      v                            v    v                   v
+                                                      ended (a verdict, see verdict())
+   @endverbatim
+ *
+ *  - handshake: a hard deadline from start_handshake() (call it at accept, before reading the
+ *    HTTP request: bytes arriving never extend it) to handshake_done();
+ *  - open: reader idleness (no message for idle_timeout: verdict idle, which also starts the
+ *    closing phase) and a heartbeat (after ping_interval + this session's jitter offset
+ *    without anything from the peer, event send_ping; nothing within pong_timeout after it:
+ *    verdict dead_peer). At most one ping is awaited at a time;
+ *  - closing: a deadline (close_timeout) on the close handshake, whoever started it; hard,
+ *    unless the session reports write progress (on_write_progress(): then close_timeout
+ *    without progress, for a session that sends what it queued before closing).
+ *
+ * @par Cost
+ * Cost per session: the object is its own (one) wheel entry, always due at the earliest of its
+ * deadlines and moved only when it comes due (Netty's lazy re-arm), plus 16 bytes of state:
+ * two 32-bit activity fields (a compact activity mark, or a time), the current phase's hard
+ * deadline as a 32-bit time, and three bytes of phase, flags and verdict. Times are kept in
+ * units of tick / 16 (of the tick when it does not divide by 16), relative to the present
+ * with serial-number arithmetic: every configured time must stay below 2^29 units (3.9 days
+ * on the default 10 ms tick; the options' constructor checks). Options, the wheel, the
+ * handler and the stats live in a session_liveness_config shared by all sessions of a thread.
+ * The jitter offset is derived from the object's address: no storage.
+ *
+ * A touch (on_read(), on_inbound()) reads no clock and touches no timer: it stores the
+ * wheel's current activity epoch (detail/activity_epochs.hpp) in one 32-bit field.
+ *
+ * @par Precision
+ * Never early. Idle and heartbeat outcomes come at most two ticks (plus wake-up
+ * delays) after their time, as idle_watch's; deadlines (handshake, pong, close) at most one
+ * tick after (plus one unit of tick / 16 when they do not fall on a unit boundary).
+ *
+ * @par Completion
+ * The handler (the config's) runs on the wheel's executor with the session and the event; it
+ * is called last: the object touches nothing after it returns, so it may stop, restart or
+ * destroy the session. Destroying the object unlinks its entry in O(1); no handler runs for a
+ * destroyed session.
+ *
+ * @par Thread safety
+ * Like the wheel, the object and its config belong to the wheel's executor: start, mark, stop
+ * and destroy it there (checked with IDLEWHEEL_CHECK_EXECUTOR).
+ *
+ * @par Errors
+ * Limits: the first arm (start_handshake() or start() of an object whose entry is not in the
+ * wheel) counts against wheel_options::max_pending and throws error::too_many_pending past it
+ * (or error::stopped); once running, the object moves its own entry and keeps its place. A
+ * stopped wheel ends the object (phase() turns stopped).
+ *
+ * Outcomes are counted in the config's liveness_stats: idle -> reader_idle, send_ping ->
+ * pings_sent, dead_peer -> dead_peers, handshake_timeout -> handshake_timeouts,
+ * close_timeout -> operation_timeouts.
+ */
 template <class Wheel>
 class basic_session_liveness : private detail::shared_entry {
 public:
-    using config_type = basic_session_liveness_config<Wheel>;
-    using duration = typename Wheel::duration;
-    enum class phase : std::uint8_t { stopped, handshake, open, closing, ended };
+    using config_type = basic_session_liveness_config<Wheel>;  ///< The shared config.
+    using duration = typename Wheel::duration;                 ///< The wheel's duration.
+    /// The session's phase (the diagram above).
+    enum class phase : std::uint8_t {
+        stopped,    ///< not started, or stop(), or its wheel stopped
+        handshake,  ///< start_handshake() until handshake_done()
+        open,       ///< idle and heartbeat watched
+        closing,    ///< a close handshake under close_timeout
+        ended       ///< a verdict was reached (verdict())
+    };
 
+    /// A stopped session of `config`.
+    /// @param config the config; must outlive the object.
     explicit basic_session_liveness(const config_type& config) noexcept : shared_entry(&config) {}
-    basic_session_liveness(const basic_session_liveness&) = delete;
-    basic_session_liveness& operator=(const basic_session_liveness&) = delete;
+    basic_session_liveness(const basic_session_liveness&) = delete;             ///< Not copyable (nor movable).
+    basic_session_liveness& operator=(const basic_session_liveness&) = delete;  ///< Not copyable (nor movable).
+    /// Unlinks the entry in O(1): no handler runs for a destroyed session.
     ~basic_session_liveness() = default;  // the entry unlinks itself
 
     /// Enters the handshake phase with its deadline (none if handshake_timeout is 0). Call it
@@ -263,10 +310,12 @@ public:
         cancel_entry();
     }
 
+    /// The current phase.
     [[nodiscard]] phase current() const noexcept { return phase_; }
     /// The verdict that ended the session (idle, dead_peer, handshake_timeout,
     /// close_timeout), if there was one. send_ping is never a verdict.
     [[nodiscard]] bool has_verdict() const noexcept { return verdict_ != 0; }
+    /// The verdict; meaningful only if has_verdict().
     [[nodiscard]] liveness_event verdict() const noexcept { return static_cast<liveness_event>(verdict_ - 1); }
     /// True once a verdict other than idle was reached: the connection is being dropped, so a
     /// success reported now must not be trusted.
@@ -287,6 +336,7 @@ public:
 
     /// A flag the transport layer keeps here (one ping in flight): no storage of its own.
     [[nodiscard]] bool ping_in_flight() const noexcept { return (flags_ & ping_flight) != 0; }
+    /// @param on whether a ping is in flight.
     void set_ping_in_flight(bool on) noexcept {
         flags_ = static_cast<std::uint8_t>(on ? flags_ | ping_flight : flags_ & ~ping_flight);
     }
@@ -298,6 +348,7 @@ public:
 
     /// The config, which is also this entry's table (the one pointer serves both).
     [[nodiscard]] const config_type& config() const noexcept { return static_cast<const config_type&>(*table_); }
+    /// The config's wheel.
     [[nodiscard]] Wheel& wheel() const noexcept { return *config().wheel_; }
 
 private:
@@ -498,7 +549,9 @@ private:
     std::uint8_t verdict_ = 0;  // 1 + liveness_event, 0 for none
 };
 
+/// The session liveness config for idlewheel::wheel_timer (steady_clock).
 using session_liveness_config = basic_session_liveness_config<wheel_timer>;
+/// The session liveness for idlewheel::wheel_timer (steady_clock).
 using session_liveness = basic_session_liveness<wheel_timer>;
 
 template <class Session, class Wheel = wheel_timer>
@@ -508,8 +561,12 @@ class member_liveness;
 template <class Session, class Wheel = wheel_timer>
 class member_liveness_config : public basic_session_liveness_config<Wheel> {
 public:
-    using hook_type = void (Session::*)(liveness_event);
+    using hook_type = void (Session::*)(liveness_event);  ///< The member function told of every event.
 
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param hook the member function every event calls, on the session holding the object.
+    /// @param stats the counters, or null.
     /// @throws std::invalid_argument as basic_session_liveness_config.
     member_liveness_config(Wheel& wheel, const session_liveness_options& options, hook_type hook,
                            liveness_stats* stats = nullptr)
@@ -537,8 +594,12 @@ private:
 template <class Session, class Wheel>
 class member_liveness : public basic_session_liveness<Wheel> {
 public:
-    using config_type = member_liveness_config<Session, Wheel>;
+    using config_type = member_liveness_config<Session, Wheel>;  ///< Its config.
 
+    /// A stopped session of `config`, held by `owner` (it must be a member of `owner`, at the
+    /// same offset in every Session).
+    /// @param config the config; must outlive the object.
+    /// @param owner the session that holds this object.
     member_liveness(const config_type& config, Session& owner) noexcept : basic_session_liveness<Wheel>(config) {
         config.owner_.learn(owner, *this);
     }

@@ -2,46 +2,9 @@
 #ifndef IDLEWHEEL_STREAM_LIVENESS_HPP
 #define IDLEWHEEL_STREAM_LIVENESS_HPP
 
-// idlewheel::stream_liveness: session_liveness for a raw stream socket (a line protocol over
-// TCP): an optional handshake deadline (a login line, a TLS handshake), reader idleness, an
-// application-level ping, and a close deadline, in one member on one wheel entry. Works with
-// Boost.Asio and standalone Asio.
-//
-//     struct session : std::enable_shared_from_this<session> {
-//         tcp::socket socket;
-//         idlewheel::stream_liveness<session> live;
-//         session(tcp::socket s, const idlewheel::stream_liveness_config<session>& c)
-//             : socket(std::move(s)), live(c, *this) {}
-//         void on_liveness(idlewheel::liveness_event e) {   // the hook: the config names it
-//             if (e == idlewheel::liveness_event::send_ping) write_line("PING");   // your protocol's ping
-//         }
-//         // live.start() (or start_handshake() + handshake_done()); in every read handler:
-//         // `if (!live.on_read(ec)) return;`
-//     };
-//     idlewheel::stream_liveness_config<session> config(wheel, &session::socket,
-//         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s}, &stats,
-//         &session::on_liveness);
-//
-// What the object does itself, before the hook hears of an event: on idle, dead_peer,
-// handshake_timeout and close_timeout it closes the socket (pending operations complete with
-// operation_aborted). send_ping does nothing but tell the hook (with a ping_interval the hook
-// is required): send your protocol's ping and report its answer, like any byte from the peer,
-// with on_read() (a message) or on_inbound() (a sign of life only). close() starts a graceful
-// close: it shuts the sending side down, and the close deadline closes the socket if the peer
-// has not closed its side by then (on_read() sees the end of file: the session ends).
-//
-// Requirements as websocket_liveness: a member of its Session, on the wheel's executor. The
-// hook is called last and may drop the last reference to the session.
-//
-// The stream (the `Socket` parameter, named by the config's member pointer) may be any stream
-// over a TCP socket, not only the socket itself: a Beast stream (boost::beast::tcp_stream,
-// idlewheel::beast::tcp_stream), a TLS stream over either (boost::asio::ssl::stream,
-// boost::beast::ssl_stream), a websocket::stream over any of them. The object reaches the
-// socket as Beast's get_lowest_layer() does: through next_layer() to the lowest layer, then
-// its socket() if it has one; every verdict closes that socket, and close() shuts down its
-// sending side. Over TLS that is a TCP half-close without a TLS close_notify (the peer sees
-// the end of the stream, or a truncation): for a clean TLS close, send close_notify yourself
-// (async_shutdown) and call close() when it completes, or leave the close to the idle verdict.
+/** @file
+ * @brief idlewheel::stream_liveness: session_liveness for a raw stream socket (a line protocol over TCP).
+ */
 
 #include <idlewheel/detail/asio.hpp>
 #include <idlewheel/detail/lowest_socket.hpp>
@@ -71,8 +34,14 @@ class stream_liveness;
 template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
 class stream_liveness_config : public basic_session_liveness_config<Wheel> {
 public:
-    using hook_type = void (Session::*)(liveness_event);
+    using hook_type = void (Session::*)(liveness_event);  ///< The session's member function told of every event.
 
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function every event calls, after the object acted on it; null
+    /// for none (then no ping_interval).
     /// @throws std::invalid_argument as session_liveness_config, or if ping_interval is set
     /// without a hook (nothing would send the ping).
     stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
@@ -95,20 +64,80 @@ private:
     detail::owner_offset owner_;
 };
 
+/**
+ * session_liveness for a raw stream socket (a line protocol over
+ * TCP): an optional handshake deadline (a login line, a TLS handshake), reader idleness, an
+ * application-level ping, and a close deadline, in one member on one wheel entry. Works with
+ * Boost.Asio and standalone Asio.
+ *
+ * @tparam Session the session type that holds this object as a member.
+ * @tparam Socket the stream the config's member pointer names (default a TCP socket).
+ * @tparam Wheel wheel_timer unless a test drives a manual clock.
+ *
+ *     struct session : std::enable_shared_from_this<session> {
+ *         tcp::socket socket;
+ *         idlewheel::stream_liveness<session> live;
+ *         session(tcp::socket s, const idlewheel::stream_liveness_config<session>& c)
+ *             : socket(std::move(s)), live(c, *this) {}
+ *         void on_liveness(idlewheel::liveness_event e) {   // the hook: the config names it
+ *             if (e == idlewheel::liveness_event::send_ping) write_line("PING");   // your protocol's ping
+ *         }
+ *         // live.start() (or start_handshake() + handshake_done()); in every read handler:
+ *         // `if (!live.on_read(ec)) return;`
+ *     };
+ *     idlewheel::stream_liveness_config<session> config(wheel, &session::socket,
+ *         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s}, &stats,
+ *         &session::on_liveness);
+ *
+ * Besides the members below it offers these of basic_session_liveness, which it uses
+ * privately: start(), start_handshake(), stop(), on_inbound(), current(), has_verdict(),
+ * verdict(), expired() and awaiting_pong().
+ *
+ * @par Completion
+ * What the object does itself, before the hook hears of an event: on idle, dead_peer,
+ * handshake_timeout and close_timeout it closes the socket (pending operations complete with
+ * operation_aborted). send_ping does nothing but tell the hook (with a ping_interval the hook
+ * is required): send your protocol's ping and report its answer, like any byte from the peer,
+ * with on_read() (a message) or on_inbound() (a sign of life only). close() starts a graceful
+ * close: it shuts the sending side down, and the close deadline closes the socket if the peer
+ * has not closed its side by then (on_read() sees the end of file: the session ends).
+ *
+ * @par Thread safety
+ * Requirements as websocket_liveness: a member of its Session, on the wheel's executor. The
+ * hook is called last and may drop the last reference to the session.
+ *
+ * @par The stream
+ * The stream (the `Socket` parameter, named by the config's member pointer) may be any stream
+ * over a TCP socket, not only the socket itself: a Beast stream (boost::beast::tcp_stream,
+ * idlewheel::beast::tcp_stream), a TLS stream over either (boost::asio::ssl::stream,
+ * boost::beast::ssl_stream), a websocket::stream over any of them. The object reaches the
+ * socket as Beast's get_lowest_layer() does: through next_layer() to the lowest layer, then
+ * its socket() if it has one; every verdict closes that socket, and close() shuts down its
+ * sending side. Over TLS that is a TCP half-close without a TLS close_notify (the peer sees
+ * the end of the stream, or a truncation): for a clean TLS close, send close_notify yourself
+ * (async_shutdown) and call close() when it completes, or leave the close to the idle verdict.
+ */
 template <class Session, class Socket, class Wheel>
 class stream_liveness : private basic_session_liveness<Wheel> {
     using core = basic_session_liveness<Wheel>;
 
 public:
-    using config_type = stream_liveness_config<Session, Socket, Wheel>;
-    using phase = typename core::phase;
+    using config_type = stream_liveness_config<Session, Socket, Wheel>;  ///< Its config.
+    using phase = typename core::phase;  ///< basic_session_liveness::phase.
 
+    /// A stopped object of `config`, held by `owner` (a member of it, at the same offset in
+    /// every Session).
+    /// @param config the config; must outlive the object.
+    /// @param owner the session that holds this object.
     stream_liveness(const config_type& config, Session& owner) noexcept : core(config) {
         config.owner_.learn(owner, *this);
     }
 
     /// In every read handler: true if bytes arrived and the session is open (a store). False
-    /// on an error or end of file (the session ends) or while closing.
+    /// on an error or end of file (the object stops: no verdict, no more events) or while
+    /// closing.
+    /// @param ec the read's error code.
+    /// @return whether to go on reading.
     [[nodiscard]] bool on_read(error_code ec) noexcept {
         if (ec) {
             core::stop();
@@ -119,7 +148,12 @@ public:
         return true;
     }
 
-    /// In a handshake operation's handler (after start_handshake()): true to go on.
+    /// In a handshake operation's handler (after start_handshake()): true to go on. An error
+    /// stops the object; a success reported after the handshake deadline passed is false
+    /// (basic_session_liveness::handshake_done()).
+    /// @param ec the handshake's error code.
+    /// @return whether the session is open.
+    /// @throws system_error as basic_session_liveness::start().
     [[nodiscard]] bool accepted(error_code ec) {
         if (ec) {
             core::stop();
@@ -154,6 +188,7 @@ public:
     using core::stop;
     using core::verdict;
 
+    /// The session that holds this object.
     [[nodiscard]] Session& owner() noexcept { return config().owner_.template owner<Session>(*this); }
 
 private:

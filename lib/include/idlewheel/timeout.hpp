@@ -2,11 +2,9 @@
 #ifndef IDLEWHEEL_TIMEOUT_HPP
 #define IDLEWHEEL_TIMEOUT_HPP
 
-// idlewheel::timeout: the handle wheel_timer::schedule() returns (Netty's Timeout).
-//
-// A handle refers to one scheduled callback. The wheel keeps the callback alive while it is
-// pending; handles only observe it and can cancel it. Like the wheel, a handle belongs to the
-// wheel's executor: copy, cancel and destroy it there.
+/** @file
+ * @brief idlewheel::timeout: the handle wheel_timer::schedule() returns (Netty's Timeout).
+ */
 
 #include <idlewheel/detail/wheel_core.hpp>
 
@@ -73,19 +71,40 @@ private:
 
 }  // namespace detail
 
+/**
+ * The handle wheel_timer::schedule() returns (Netty's Timeout).
+ *
+ * A handle refers to one scheduled callback. The wheel keeps the callback alive while it is
+ * pending; handles only observe it and can cancel it. Like the wheel, a handle belongs to the
+ * wheel's executor: copy, cancel and destroy it there.
+ *
+ * @par Thread safety
+ * Not thread-safe: the reference count is not atomic. cancel() is checked by the executor
+ * check (IDLEWHEEL_CHECK_EXECUTOR); copies and destruction are not.
+ *
+ * Dropping every handle does not cancel the callback: the wheel still runs it.
+ */
 class timeout {
 public:
     /// An empty handle: refers to nothing; cancel() returns false.
     timeout() noexcept = default;
 
+    /// Another handle to the same timeout.
+    /// @param other the handle copied.
     timeout(const timeout& other) noexcept : entry_(other.entry_) {
         if (entry_ != nullptr) entry_->add_ref();
     }
+    /// Takes the reference of `other`, which becomes empty.
+    /// @param other the handle moved from.
     timeout(timeout&& other) noexcept : entry_(std::exchange(other.entry_, nullptr)) {}
+    /// Refers to what `other` refers to (copy or move).
+    /// @param other the handle assigned.
+    /// @return *this.
     timeout& operator=(timeout other) noexcept {
         std::swap(entry_, other.entry_);
         return *this;
     }
+    /// Releases the handle's reference; never cancels the callback.
     ~timeout() {
         if (entry_ != nullptr) entry_->release();
     }
@@ -109,6 +128,10 @@ public:
 
     /// True if the handle refers to a timeout.
     explicit operator bool() const noexcept { return entry_ != nullptr; }
+    /// True if both handles refer to the same timeout (or both are empty).
+    /// @param a a handle.
+    /// @param b another handle.
+    /// @return whether they refer to the same timeout.
     friend bool operator==(const timeout& a, const timeout& b) noexcept { return a.entry_ == b.entry_; }
 
 private:

@@ -2,18 +2,9 @@
 #ifndef IDLEWHEEL_TIMER_NODE_HPP
 #define IDLEWHEEL_TIMER_NODE_HPP
 
-// idlewheel::timer_node: the zero-allocation form of a timeout. Embed one in a session object
-// and (re)schedule it as often as you like with wheel_timer::schedule(node, delay): each call
-// is a few stores and an O(1) relink, never an allocation.
-//
-//     struct session {
-//         void on_idle();
-//         idlewheel::timer_node idle_timer{idlewheel::call_member<&session::on_idle>(this)};
-//     };
-//     wheel.schedule(s.idle_timer, 30s);   // arm or re-arm
-//
-// Destroying a node that is pending unlinks it in O(1): its callback never runs afterwards.
-// A node is not copyable or movable (the wheel points at it).
+/** @file
+ * @brief idlewheel::timer_node: the zero-allocation form of a timeout.
+ */
 
 #include <idlewheel/detail/wheel_core.hpp>
 
@@ -23,18 +14,42 @@ namespace idlewheel {
 
 /// A plain function and its argument: what a timer_node calls when it fires.
 struct timer_callback {
-    void (*function)(void* context);
-    void* context;
+    void (*function)(void* context);  ///< called with `context` when the node fires
+    void* context;                    ///< the argument passed to `function`
 };
 
 /// A timer_callback that calls `(self->*Member)()`.
+/// @tparam Member a pointer to a member function of T taking no argument.
+/// @param self the object; must outlive every firing of the node.
+/// @return the callback.
 template <auto Member, class T>
 [[nodiscard]] constexpr timer_callback call_member(T* self) noexcept {
     return {[](void* p) { (static_cast<T*>(p)->*Member)(); }, self};
 }
 
+/**
+ * The zero-allocation form of a timeout. Embed one in a session object
+ * and (re)schedule it as often as you like with wheel_timer::schedule(node, delay): each call
+ * is a few stores and an O(1) relink, never an allocation.
+ *
+ *     struct session {
+ *         void on_idle();
+ *         idlewheel::timer_node idle_timer{idlewheel::call_member<&session::on_idle>(this)};
+ *     };
+ *     wheel.schedule(s.idle_timer, 30s);   // arm or re-arm
+ *
+ * Destroying a node that is pending unlinks it in O(1): its callback never runs afterwards.
+ * A node is not copyable or movable (the wheel points at it).
+ *
+ * @par Thread safety
+ * Like its wheel's: schedule, cancel and destroy it on the wheel's executor (cancel() is
+ * checked by the executor check, IDLEWHEEL_CHECK_EXECUTOR). Its callback runs there, from the
+ * wheel's completion handler, as every wheel callback (wheel_timer, Completion).
+ */
 class timer_node : private detail::own_entry {
 public:
+    /// A node that calls `cb` each time it fires; not scheduled.
+    /// @param cb what it calls.
     explicit timer_node(timer_callback cb) noexcept : own_entry(kind::node, &act), callback_(cb) {}
 
     /// True while scheduled and not yet run.
@@ -44,6 +59,7 @@ public:
     bool cancel() noexcept { return linked() && core()->cancel(*this); }
 
     /// Changes what it calls; allowed at any time (even while pending).
+    /// @param cb what it calls from now on.
     void set_callback(timer_callback cb) noexcept { callback_ = cb; }
 
 private:

@@ -2,82 +2,9 @@
 #ifndef IDLEWHEEL_WHEEL_TIMER_HPP
 #define IDLEWHEEL_WHEEL_TIMER_HPP
 
-// idlewheel::wheel_timer: many timeouts, one Asio timer.
-//
-// A hierarchical timing wheel (detail/wheel.hpp) driven by ONE asio::basic_waitable_timer on
-// the wheel's executor. Scheduling and cancelling are O(1) and never touch the system timer
-// unless the new timeout is the earliest (with clock_read::per_tick: at most once per tick, to
-// ask for the wake-up that starts the staged delays); the Asio timer is armed only for the
-// next tick that has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer
-// wakes every tick, forever, on a thread of its own).
-//
-//     net::io_context io;
-//     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
-//     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
-//     wheel.async_wait(100ms, [](error_code ec) { ... });
-//     co_await wheel.async_wait(1s, net::use_awaitable);       // in a C++20 coroutine
-//     io.run();
-//
-// The library needs C++17; only coroutines need C++20 (as for Asio). The examples in these
-// headers fill options with C++20's designated initializers ({.tick = 1ms}); in C++17 set the
-// members instead: `idlewheel::wheel_options o; o.tick = 1ms; idlewheel::wheel_timer wheel(io, o);`.
-//
-// Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
-// before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
-// after it: less than one tick for any positive delay, exactly one for a delay <= 0 made on
-// a tick boundary (the current tick has already been handed out). Timeouts due in the same
-// tick run in the order they entered the wheel (the order they were scheduled, but see
-// clock_read::per_tick below). Delays of any std::chrono type are rounded up and saturated,
-// never overflowed: odd periods (duration<int64_t, ratio<1, 3>>), floating-point reps, a delay
-// of years or duration::max() (a timeout that practically never fires), and NaN (never fires
-// either); zero, negative and -infinity mean "due now". Absolute times (schedule_at) are exact
-// at every point of the clock's range: a time that has passed, time_point::min() included, is
-// due now; time_point::max() never comes. "Due now" is the first tick that has not begun, for
-// a delay <= 0 and for schedule_at() of a time that has passed alike (schedule_at() reads the
-// clock for it), so timeouts due at the call and made in the same tick run in call order,
-// however long the wheel slept (schedule(0), then schedule_at(a past time): that order). With
-// clock_read::per_tick the relative ones enter the wheel at the next wake-up, after the
-// absolute ones (below). schedule_tick() takes its tick as given: a tick that has begun but
-// that a sleeping wheel has not handed out yet keeps its place in deadline order.
-//
-// Where a delay starts (wheel_options::clock_read): by default every schedule() and
-// async_wait() reads the clock, which is most of what they cost (bench/README.md has the
-// figures).
-// With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
-// the wheel asks for at the next tick boundary (at once if the wheel is asleep: behind the
-// clock, or never woken up yet, as a fresh wheel) and which reads the clock once for
-// everything scheduled since. The contract then
-// becomes: never before its delay has passed since the call, at most two ticks (plus the
-// io_context's scheduling delay) after. Timeouts scheduled and cancelled within one tick,
-// the common case of operation deadlines, never enter the wheel at all. schedule_at() and
-// schedule_tick() take absolute times and are exact either way. Order within a tick: an
-// absolute entry enters the wheel at the call, a relative one of a per_tick wheel at the
-// wake-up that starts its delay, so a relative timeout due in the same tick as an absolute
-// one runs after it even if it was scheduled first.
-//
-// Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
-// Every member function, and every handle or node of it, must be used there, or outside any
-// handler (setting up before run(), tearing down after it returned). Scale across cores with
-// one io_context and one wheel per thread, or, for one io_context run by N threads, with an
-// idlewheel::wheel_pool (wheel_pool.hpp: a wheel per strand). With IDLEWHEEL_CHECK_EXECUTOR on
-// (the default without NDEBUG) a call from a handler that is not on the wheel's executor
-// aborts with a message, including a wheel on an io_context's own executor called from two
-// threads (detail/executor_check.hpp says exactly what is checked); release builds do not check.
-//
-// Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
-// completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then
-// the wheel posts its continuation so I/O handlers get their turn. A continuation finishes
-// the batch of the wake-up that posted it: like a wake-up it reads the clock, runs what came
-// due, starts staged delays and closes the activity epoch (stats().wakeups counts it), but it
-// is not "the next wake-up" of the switch (set_expire_immediately()). A callback may schedule,
-// cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
-// exception leaves io_context::run() like any handler's; entries not yet run are neither lost
-// nor run twice: the wheel has already posted its continuation, and the next run() goes on.
-// async_wait() handlers are Asio handlers: the wake-up that finds a wait due posts its
-// completion (as an Asio timer's completion is queued), so the handler runs after that
-// wake-up's callbacks, as a handler of its own, and an exception it throws leaves run() on its
-// own: one exception per run() call, none lost, none merged with another. A wait handler never
-// runs inside a wheel call: not inside the wake-up, a callback, expire_all() or stop().
+/** @file
+ * @brief idlewheel::wheel_timer: many timeouts, one Asio timer.
+ */
 
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
@@ -147,7 +74,7 @@ struct wheel_stats {
     std::uint64_t wakeups = 0;      ///< times the wheel ran: its Asio timer completed, or its posted continuation
     std::uint64_t idle_wakeups =
         0;  ///< of those, wake-ups that ran no callback (a cascade, closing an activity epoch, giving staged entries their deadlines, or everything cancelled)
-    std::uint64_t ticks_advanced = 0;
+    std::uint64_t ticks_advanced = 0;  ///< ticks the wheel's time moved forward over all wake-ups
     std::chrono::nanoseconds worst_lateness{
         0};  ///< largest (wake-up time - start of the deadline tick) of a callback it ran
 
@@ -160,11 +87,14 @@ struct wheel_stats {
         std::chrono::microseconds(1000),   std::chrono::microseconds(2500),   std::chrono::microseconds(5000),
         std::chrono::microseconds(10000),  std::chrono::microseconds(25000),  std::chrono::microseconds(50000),
         std::chrono::microseconds(100000), std::chrono::microseconds(250000), std::chrono::microseconds(1000000)};
+    /// The histogram's buckets (see lateness_bounds).
     std::array<std::uint64_t, lateness_bounds.size() + 1> lateness_count{};
     std::chrono::nanoseconds lateness_sum{0};  ///< sum of the lateness of every callback counted above
 
     /// Adds another wheel's figures (a wheel_pool's sum): pending and every counter add, the
     /// lateness histogram adds bucket by bucket, worst_lateness takes the larger.
+    /// @param o the figures added.
+    /// @return *this.
     wheel_stats& operator+=(const wheel_stats& o) noexcept {
         pending += o.pending;
         scheduled += o.scheduled;
@@ -190,49 +120,159 @@ template <class Wheel>
 struct entry_access;
 }  // namespace detail
 
+/**
+ * Many timeouts, one Asio timer: a hierarchical timing wheel (idlewheel::wheel_timer is
+ * `basic_wheel_timer<std::chrono::steady_clock>`).
+ *
+ * @tparam Clock a std::chrono clock (std::chrono::steady_clock; manual_clock in tests).
+ * @tparam Executor the executor type of the wheel's Asio timer (default net::any_io_executor).
+ *
+ * @par Overview
+ * A hierarchical timing wheel (detail/wheel.hpp) driven by ONE asio::basic_waitable_timer on
+ * the wheel's executor. Scheduling and cancelling are O(1) and never touch the system timer
+ * unless the new timeout is the earliest (with clock_read::per_tick: at most once per tick, to
+ * ask for the wake-up that starts the staged delays); the Asio timer is armed only for the
+ * next tick that has something due, so an idle wheel never wakes up (Netty's HashedWheelTimer
+ * wakes every tick, forever, on a thread of its own).
+ *
+ *     net::io_context io;
+ *     idlewheel::wheel_timer wheel(io);                       // 10 ms ticks by default
+ *     auto t = wheel.schedule(30s, [] { std::puts("30 s"); }); // handle: t.cancel()
+ *     wheel.async_wait(100ms, [](error_code ec) { ... });
+ *     co_await wheel.async_wait(1s, net::use_awaitable);       // in a C++20 coroutine
+ *     io.run();
+ *
+ * The library needs C++17; only coroutines need C++20 (as for Asio). The examples in these
+ * headers fill options with C++20's designated initializers ({.tick = 1ms}); in C++17 set the
+ * members instead: `idlewheel::wheel_options o; o.tick = 1ms; idlewheel::wheel_timer wheel(io, o);`.
+ *
+ * @par Precision
+ * Precision contract: time is counted in ticks of wheel_options::tick. A timeout never runs
+ * before its deadline, and runs at most one tick (plus the io_context's scheduling delay)
+ * after it: less than one tick for any positive delay, exactly one for a delay <= 0 made on
+ * a tick boundary (the current tick has already been handed out). Timeouts due in the same
+ * tick run in the order they entered the wheel (the order they were scheduled, but see
+ * clock_read::per_tick below). Delays of any std::chrono type are rounded up and saturated,
+ * never overflowed: odd periods (duration<int64_t, ratio<1, 3>>), floating-point reps, a delay
+ * of years or duration::max() (a timeout that practically never fires), and NaN (never fires
+ * either); zero, negative and -infinity mean "due now". Absolute times (schedule_at) are exact
+ * at every point of the clock's range: a time that has passed, time_point::min() included, is
+ * due now; time_point::max() never comes. "Due now" is the first tick that has not begun, for
+ * a delay <= 0 and for schedule_at() of a time that has passed alike (schedule_at() reads the
+ * clock for it), so timeouts due at the call and made in the same tick run in call order,
+ * however long the wheel slept (schedule(0), then schedule_at(a past time): that order). With
+ * clock_read::per_tick the relative ones enter the wheel at the next wake-up, after the
+ * absolute ones (below). schedule_tick() takes its tick as given: a tick that has begun but
+ * that a sleeping wheel has not handed out yet keeps its place in deadline order.
+ *
+ * @par Where a delay starts
+ * Where a delay starts (wheel_options::clock_read): by default every schedule() and
+ * async_wait() reads the clock, which is most of what they cost (bench/README.md has the
+ * figures).
+ * With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
+ * the wheel asks for at the next tick boundary (at once if the wheel is asleep: behind the
+ * clock, or never woken up yet, as a fresh wheel) and which reads the clock once for
+ * everything scheduled since. The contract then
+ * becomes: never before its delay has passed since the call, at most two ticks (plus the
+ * io_context's scheduling delay) after. Timeouts scheduled and cancelled within one tick,
+ * the common case of operation deadlines, never enter the wheel at all. schedule_at() and
+ * schedule_tick() take absolute times and are exact either way. Order within a tick: an
+ * absolute entry enters the wheel at the call, a relative one of a per_tick wheel at the
+ * wake-up that starts its delay, so a relative timeout due in the same tick as an absolute
+ * one runs after it even if it was scheduled first.
+ *
+ * @par Thread safety
+ * Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
+ * Every member function, and every handle or node of it, must be used there, or outside any
+ * handler (setting up before run(), tearing down after it returned). Scale across cores with
+ * one io_context and one wheel per thread, or, for one io_context run by N threads, with an
+ * idlewheel::wheel_pool (wheel_pool.hpp: a wheel per strand). With IDLEWHEEL_CHECK_EXECUTOR on
+ * (the default without NDEBUG) a call from a handler that is not on the wheel's executor
+ * aborts with a message, including a wheel on an io_context's own executor called from two
+ * threads (detail/executor_check.hpp says exactly what is checked); release builds do not check.
+ *
+ * @par Completion
+ * Callbacks (schedule() and timer_node) run on the wheel's executor, from the wheel's own
+ * completion handler, at most wheel_options::max_run_per_wakeup of them per wake-up; then
+ * the wheel posts its continuation so I/O handlers get their turn. A continuation finishes
+ * the batch of the wake-up that posted it: like a wake-up it reads the clock, runs what came
+ * due, starts staged delays and closes the activity epoch (stats().wakeups counts it), but it
+ * is not "the next wake-up" of the switch (set_expire_immediately()). A callback may schedule,
+ * cancel or reschedule anything, and may destroy the wheel. If a callback throws, the
+ * exception leaves io_context::run() like any handler's; entries not yet run are neither lost
+ * nor run twice: the wheel has already posted its continuation, and the next run() goes on.
+ * async_wait() handlers are Asio handlers: the wake-up that finds a wait due posts its
+ * completion (as an Asio timer's completion is queued), so the handler runs after that
+ * wake-up's callbacks, as a handler of its own, and an exception it throws leaves run() on its
+ * own: one exception per run() call, none lost, none merged with another. A wait handler never
+ * runs inside a wheel call: not inside the wake-up, a callback, expire_all() or stop().
+ */
 template <class Clock, class Executor = net::any_io_executor>
 class basic_wheel_timer final : private detail::wheel_core {
 public:
-    using clock_type = Clock;
-    using duration = typename Clock::duration;
-    using time_point = typename Clock::time_point;
-    using executor_type = Executor;
-    using tick_type = detail::wheel::tick_type;
+    using clock_type = Clock;                      ///< The clock the wheel reads.
+    using duration = typename Clock::duration;     ///< The clock's duration.
+    using time_point = typename Clock::time_point; ///< The clock's time point.
+    using executor_type = Executor;                ///< The executor every call and callback belongs to.
+    using tick_type = detail::wheel::tick_type;    ///< A tick number (std::uint64_t, ticks since the origin).
 
     /// Binds the wheel to `ex`. Throws std::invalid_argument for invalid options.
+    /// @param ex the executor the wheel, its callbacks and its calls belong to.
+    /// @param options tick, max_pending, max_run_per_wakeup, clock (wheel_options).
+    /// @throws std::invalid_argument if options.tick is not > 0 in the clock's duration, or
+    /// options.max_run_per_wakeup is 0.
     explicit basic_wheel_timer(const executor_type& ex, const wheel_options& options = {});
 
     /// Binds the wheel to `ctx.get_executor()`.
+    /// @param ctx an execution context (an io_context) whose executor converts to executor_type.
+    /// @param options as for the other constructor.
+    /// @throws std::invalid_argument for invalid options.
     template <class ExecutionContext,
               std::enable_if_t<std::is_convertible_v<ExecutionContext&, net::execution_context&>, int> = 0>
     explicit basic_wheel_timer(ExecutionContext& ctx, const wheel_options& options = {})
         : basic_wheel_timer(executor_type(ctx.get_executor()), options) {}
 
-    basic_wheel_timer(const basic_wheel_timer&) = delete;
-    basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;
+    basic_wheel_timer(const basic_wheel_timer&) = delete;             ///< Not copyable (nor movable).
+    basic_wheel_timer& operator=(const basic_wheel_timer&) = delete;  ///< Not copyable (nor movable).
 
     /// Drops every pending timeout unrun, as stop() does (handles see cancelled(), pending
     /// async waits complete with operation_aborted; a wait whose completion was already posted
     /// keeps its success). Allowed inside a callback.
     ~basic_wheel_timer();
 
+    /// The executor the wheel belongs to (its callbacks run there, every call is made there).
     [[nodiscard]] executor_type get_executor() const noexcept { return timer_.get_executor(); }
 
     /// Runs `fn()` once, on the executor, after `delay` (Netty's newTimeout). The callable is
     /// moved into one allocation with the wheel's entry; it is destroyed right after it runs or
     /// when the timeout is cancelled.
     /// `fn` must be callable with no arguments (a static_assert says so otherwise).
+    /// @param delay any std::chrono duration, rounded up to ticks and saturated (the precision
+    /// contract above); zero, negative and -infinity mean due now, NaN never.
+    /// @param fn the callback, moved in; it runs on the wheel's executor from the wheel's own
+    /// completion handler (see Completion above), and may throw (the exception leaves run()).
+    /// @return the handle: timeout::cancel() unschedules it; dropping the handle does not.
     /// @throws system_error error::too_many_pending, error::stopped.
     template <class Rep, class Period, class F>
     timeout schedule(std::chrono::duration<Rep, Period> delay, F&& fn);
 
     /// Schedules (or re-schedules, if pending) an intrusive node to fire after `delay`.
     /// No allocation; O(1). Rescheduling a pending node never counts against max_pending.
-    /// @throws system_error error::too_many_pending, error::stopped.
+    /// A node pending on another wheel is taken out of that one.
+    /// @param node the node; its timer_callback runs when it fires. Must outlive its scheduling
+    /// (destroying a node unschedules it).
+    /// @param delay as for schedule(delay, fn).
+    /// @throws system_error error::too_many_pending, error::stopped (the node is then left as
+    /// it was).
     template <class Rep, class Period>
     void schedule(timer_node& node, std::chrono::duration<Rep, Period> delay);
 
-    /// Schedules `node` for an absolute point of this wheel's clock.
+    /// Schedules `node` for an absolute point of this wheel's clock (exact, whatever
+    /// clock_read: the first tick starting at or after `when`; a time that has passed is due
+    /// now, time_point::max() never comes).
+    /// @param node the node (re-scheduled if pending).
+    /// @param when the time point.
+    /// @throws system_error error::too_many_pending, error::stopped.
     void schedule_at(timer_node& node, time_point when);
 
     /// Starts an asynchronous wait of `delay` on the wheel.
@@ -254,6 +294,9 @@ public:
     /// completion.
     /// Works with any completion token: callbacks, use_awaitable, deferred, use_future.
     /// (Asio 1.81 has no default completion token for any_io_executor: pass one.)
+    /// @param delay as for schedule(delay, fn).
+    /// @param token the completion token, for the signature void(error_code).
+    /// @return what the token's async_result makes of it (nothing for a callback).
     template <class Rep, class Period, class Token>
     auto async_wait(std::chrono::duration<Rep, Period> delay, Token&& token);
 
@@ -268,9 +311,14 @@ public:
     /// (set_expire_immediately()) an entry keeps its expiry but runs at the next tick's
     /// wake-up. Not pending (never scheduled, run or running, cancelled, dropped by stop(), an
     /// empty handle, or an entry of another wheel): time_point::max(), which never comes.
+    /// @param t the handle.
+    /// @return the start of its deadline tick, or time_point::max().
     [[nodiscard]] time_point expiry(const timeout& t) const noexcept {
         return t.entry_ != nullptr ? expiry_of(*t.entry_) : time_point::max();
     }
+    /// When a pending node is due: as expiry(const timeout&).
+    /// @param node the node.
+    /// @return the start of its deadline tick, or time_point::max() if not pending here.
     [[nodiscard]] time_point expiry(const timer_node& node) const noexcept { return expiry_of(node); }
 
     /// Number of timeouts scheduled and not yet run (handles, nodes and waits; not a wait
@@ -311,9 +359,13 @@ public:
     /// before the wake-up that would have run them leaves every entry at its own deadline,
     /// those scheduled while it was on included (they wait for their delays). expire_all() is
     /// the one-shot drain; this is a mode. Default: off.
+    /// @param on true turns the switch on, false off.
     void set_expire_immediately(bool on);
+    /// Whether the switch (set_expire_immediately()) is on.
     [[nodiscard]] bool expire_immediately() const noexcept { return expire_immediately_; }
 
+    /// The wheel's counters since construction (wheel_stats). Reads no clock. Like every
+    /// member, call it on the wheel's executor (this one is not checked by the executor check).
     [[nodiscard]] wheel_stats stats() const noexcept;
 
     /// The tick length in use.
@@ -321,6 +373,8 @@ public:
 
     /// The deadline tick a delay starting now maps to (round up: never early). For tests and
     /// for code (idle_watch) that stores deadlines in ticks.
+    /// @param delay any std::chrono duration (rounded up, saturated).
+    /// @return the deadline tick.
     template <class Rep, class Period>
     [[nodiscard]] tick_type deadline_after(std::chrono::duration<Rep, Period> delay) const noexcept;
 
@@ -328,9 +382,15 @@ public:
     [[nodiscard]] tick_type current_tick() const noexcept;
 
     /// The time at which `tick` begins (saturating at time_point::max()).
+    /// @param tick a tick number.
+    /// @return the time point.
     [[nodiscard]] time_point time_of(tick_type tick) const noexcept;
 
-    /// Schedules `node` for the start of tick `deadline` (see deadline_after()).
+    /// Schedules `node` for the start of tick `deadline` (see deadline_after()), taken as given
+    /// (a tick that has begun but that a sleeping wheel has not handed out keeps its place).
+    /// @param node the node (re-scheduled if pending).
+    /// @param deadline the tick.
+    /// @throws system_error error::too_many_pending, error::stopped.
     void schedule_tick(timer_node& node, tick_type deadline);
 
     /// Clock::now() as time elapsed since the wheel's origin (the time tick 0 starts). Reads
@@ -342,6 +402,8 @@ public:
     [[nodiscard]] duration wake_elapsed() const noexcept { return wake_elapsed_; }
 
     /// The first tick that starts at or after elapsed time `e` (round up: never early).
+    /// @param e time elapsed since the wheel's origin.
+    /// @return the tick.
     [[nodiscard]] tick_type tick_at_or_after(duration e) const noexcept;
 
 private:

@@ -2,50 +2,10 @@
 #ifndef IDLEWHEEL_BEAST_HTTP_TIMEOUTS_HPP
 #define IDLEWHEEL_BEAST_HTTP_TIMEOUTS_HPP
 
-// HTTP/1.1 server deadlines as servers are configured with them (nginx's keepalive_timeout,
-// client_header_timeout, client_body_timeout, send_timeout), on idlewheel::beast::tcp_stream:
-// two composed operations that replace Beast's http::async_read / http::async_write in a
-// server session, and set the stream's deadline for each phase themselves.
-//
-//     idlewheel::beast::http_timeouts timeouts{.keep_alive = 60s, .header = 10s, .body = 30s, .send = 10s};
-//     ...
-//     idlewheel::beast::async_read_request(stream_, buffer_, req_, timeouts,
-//         beast::bind_front_handler(&session::on_read, shared_from_this()));
-//     ...
-//     idlewheel::beast::async_write_response(stream_, res_, timeouts,
-//         beast::bind_front_handler(&session::on_write, shared_from_this()));
-//
-// The phases of async_read_request (each duration zero, the default, means "no deadline"):
-//  - keep_alive: waiting for the first byte of a request (the first request of a connection
-//    too: pass other timeouts for the first read to give it less). A request whose bytes are
-//    already in the buffer (pipelined) skips this phase. Ends with http_error::keep_alive_timeout,
-//    or http::error::end_of_stream if the peer closes before sending a byte (Beast's word for a
-//    clean end between requests).
-//  - header: from the moment the first byte was read until the header is complete. It is a
-//    deadline, not an idle time: bytes trickled a few at a time (slowloris) do not extend it.
-//    Ends with http_error::header_timeout.
-//  - body: from the end of the header until the body is complete, a deadline likewise (a
-//    body trickled slowly is cut); size it for the largest upload you accept, or read large
-//    bodies yourself. Ends with http_error::body_timeout.
-// async_write_response has one: send, the longest time with no write progress (each piece the
-// stream writes restarts it), so a slow but steady reader of a large response is served and a
-// reader that stops is cut. Ends with http_error::send_timeout.
-//
-// When a deadline passes the socket is closed (as for any deadline of the stream) and the
-// operation completes with the phase's code; every one of them compares equal to
-// boost::beast::condition::timeout (`ec == beast::error::timeout` does not: it names the
-// stream's own code; test the condition, or the phase). Other errors pass through unchanged.
-// The deadlines are exact to the wheel's precision: never early, at most one tick late.
-//
-// The stream: anything whose boost::beast::get_lowest_layer() is an idlewheel::beast
-// basic_tcp_stream (the stream itself, beast::ssl_stream<tcp_stream>, ...). The operations
-// set its expiry with expires_after() / expires_never() (Beast's rule: the directions with no
-// operation pending), and leave it at never when they complete, so a later operation that sets
-// none has none. Every call on the stream's executor, as for the stream.
-//
-// Cost: a store and a compare per phase on the stream (its lazy re-arm), a clock read per
-// phase; the parser overload allocates nothing; the message overload, as Beast's, allocates
-// a parser per request.
+/** @file
+ * @brief idlewheel::beast::http_timeouts: HTTP/1.1 server deadlines (keep-alive, header, body,
+ * send) on idlewheel::beast::tcp_stream.
+ */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #error \
@@ -75,8 +35,61 @@
 
 namespace idlewheel::beast {
 
-/// The deadlines of an HTTP/1.1 server session (see the top of this header). Zero, the
-/// default, is "no deadline" for that phase; negative durations are "no deadline" too.
+/**
+ * The deadlines of an HTTP/1.1 server session, for async_read_request() and
+ * async_write_response(). Zero, the default, is "no deadline" for that phase; negative
+ * durations are "no deadline" too.
+ *
+ * @par Overview
+ * HTTP/1.1 server deadlines as servers are configured with them (nginx's keepalive_timeout,
+ * client_header_timeout, client_body_timeout, send_timeout), on idlewheel::beast::tcp_stream:
+ * two composed operations that replace Beast's http::async_read / http::async_write in a
+ * server session, and set the stream's deadline for each phase themselves.
+ *
+ *     idlewheel::beast::http_timeouts timeouts{.keep_alive = 60s, .header = 10s, .body = 30s, .send = 10s};
+ *     ...
+ *     idlewheel::beast::async_read_request(stream_, buffer_, req_, timeouts,
+ *         beast::bind_front_handler(&session::on_read, shared_from_this()));
+ *     ...
+ *     idlewheel::beast::async_write_response(stream_, res_, timeouts,
+ *         beast::bind_front_handler(&session::on_write, shared_from_this()));
+ *
+ * @par Phases
+ * The phases of async_read_request (each duration zero, the default, means "no deadline"):
+ *  - keep_alive: waiting for the first byte of a request (the first request of a connection
+ *    too: pass other timeouts for the first read to give it less). A request whose bytes are
+ *    already in the buffer (pipelined) skips this phase. Ends with http_error::keep_alive_timeout,
+ *    or http::error::end_of_stream if the peer closes before sending a byte (Beast's word for a
+ *    clean end between requests).
+ *  - header: from the moment the first byte was read until the header is complete. It is a
+ *    deadline, not an idle time: bytes trickled a few at a time (slowloris) do not extend it.
+ *    Ends with http_error::header_timeout.
+ *  - body: from the end of the header until the body is complete, a deadline likewise (a
+ *    body trickled slowly is cut); size it for the largest upload you accept, or read large
+ *    bodies yourself. Ends with http_error::body_timeout.
+ * async_write_response has one: send, the longest time with no write progress (each piece the
+ * stream writes restarts it), so a slow but steady reader of a large response is served and a
+ * reader that stops is cut. Ends with http_error::send_timeout.
+ *
+ * @par Errors
+ * When a deadline passes the socket is closed (as for any deadline of the stream) and the
+ * operation completes with the phase's code; every one of them compares equal to
+ * boost::beast::condition::timeout (`ec == beast::error::timeout` does not: it names the
+ * stream's own code; test the condition, or the phase). Other errors pass through unchanged.
+ * The deadlines are exact to the wheel's precision: never early, at most one tick late.
+ *
+ * @par Thread safety
+ * The stream: anything whose boost::beast::get_lowest_layer() is an idlewheel::beast
+ * basic_tcp_stream (the stream itself, beast::ssl_stream<tcp_stream>, ...). The operations
+ * set its expiry with expires_after() / expires_never() (Beast's rule: the directions with no
+ * operation pending), and leave it at never when they complete, so a later operation that sets
+ * none has none. Every call on the stream's executor, as for the stream.
+ *
+ * @par Cost
+ * Cost: a store and a compare per phase on the stream (its lazy re-arm), a clock read per
+ * phase; the parser overload allocates nothing; the message overload, as Beast's, allocates
+ * a parser per request.
+ */
 struct http_timeouts {
     /// Waiting for the first byte of a request (nginx: keepalive_timeout).
     std::chrono::nanoseconds keep_alive{};
@@ -117,19 +130,26 @@ public:
 };
 }  // namespace detail
 
+/// The category of http_error (name "idlewheel.http"); its codes compare equal to
+/// boost::beast::condition::timeout.
 [[nodiscard]] inline const boost::system::error_category& http_error_category() noexcept {
     static const detail::http_error_category category;
     return category;
 }
 
+/// The error_code of `e` (found by argument-dependent lookup).
+/// @param e the error.
+/// @return the code, in http_error_category().
 [[nodiscard]] inline boost::system::error_code make_error_code(http_error e) noexcept {
     return {static_cast<int>(e), http_error_category()};
 }
 
 }  // namespace idlewheel::beast
 
+/// @cond IDLEWHEEL_SPECIALIZATIONS
 template <>
 struct boost::system::is_error_code_enum<idlewheel::beast::http_error> : std::true_type {};
+/// @endcond
 
 namespace idlewheel::beast {
 namespace detail {
@@ -290,9 +310,19 @@ private:
 }  // namespace detail
 
 /// Reads one request into `parser` with the keep_alive, header and body deadlines of `timeouts`
-/// (see the top of this header). Completes as http::async_read does, with
+/// (see http_timeouts). Completes as http::async_read does, with
 /// void(error_code, std::size_t bytes_transferred), on the stream's executor; the phase's
 /// http_error when one of its deadlines passed.
+///
+/// A composed operation (net::async_compose on the stream): the handler runs on its
+/// associated executor, by default the stream's, never inside this call. Per-operation
+/// cancellation is async_compose's default (terminal), passed on to the stream's operations.
+/// @param stream the stream (its lowest layer an idlewheel::beast::basic_tcp_stream).
+/// @param buffer the connection's read buffer (bytes of a pipelined request may be in it).
+/// @param parser the request parser.
+/// @param timeouts keep_alive, header and body are used.
+/// @param token the completion token.
+/// @return what the token's async_result makes of it.
 template <class Stream, class DynamicBuffer, class ReadToken>
 auto async_read_request(Stream& stream, DynamicBuffer& buffer, boost::beast::http::basic_parser<true>& parser,
                         const http_timeouts& timeouts, ReadToken&& token) {
@@ -303,6 +333,12 @@ auto async_read_request(Stream& stream, DynamicBuffer& buffer, boost::beast::htt
 
 /// The same into a request message, as http::async_read(stream, buffer, message): the
 /// message is assigned when the whole request was read.
+/// @param stream the stream.
+/// @param buffer the connection's read buffer.
+/// @param message the request; assigned on success.
+/// @param timeouts keep_alive, header and body are used.
+/// @param token the completion token.
+/// @return what the token's async_result makes of it.
 template <class Stream, class DynamicBuffer, class Body, class Allocator, class ReadToken>
 auto async_read_request(Stream& stream, DynamicBuffer& buffer,
                         boost::beast::http::request<Body, boost::beast::http::basic_fields<Allocator>>& message,
@@ -319,7 +355,12 @@ auto async_read_request(Stream& stream, DynamicBuffer& buffer,
 /// Writes a whole message with the send deadline of `timeouts` (no progress for `send`:
 /// http_error::send_timeout). Completes as http::async_write does, with
 /// void(error_code, std::size_t bytes_transferred), on the stream's executor. The message
-/// must stay alive until then.
+/// must stay alive until then. Handler and cancellation as async_read_request().
+/// @param stream the stream (its lowest layer an idlewheel::beast::basic_tcp_stream).
+/// @param message the message written.
+/// @param timeouts send is used.
+/// @param token the completion token.
+/// @return what the token's async_result makes of it.
 template <class Stream, bool isRequest, class Body, class Fields, class WriteToken>
 auto async_write_response(Stream& stream, boost::beast::http::message<isRequest, Body, Fields>& message,
                           const http_timeouts& timeouts, WriteToken&& token) {
@@ -329,6 +370,11 @@ auto async_write_response(Stream& stream, boost::beast::http::message<isRequest,
 }
 
 /// The same with the caller's serializer.
+/// @param stream the stream.
+/// @param serializer the serializer of the message written.
+/// @param timeouts send is used.
+/// @param token the completion token.
+/// @return what the token's async_result makes of it.
 template <class Stream, bool isRequest, class Body, class Fields, class WriteToken>
 auto async_write_response(Stream& stream, boost::beast::http::serializer<isRequest, Body, Fields>& serializer,
                           const http_timeouts& timeouts, WriteToken&& token) {

@@ -2,96 +2,9 @@
 #ifndef IDLEWHEEL_BEAST_TCP_STREAM_HPP
 #define IDLEWHEEL_BEAST_TCP_STREAM_HPP
 
-// idlewheel::beast::tcp_stream: a drop-in for boost::beast::tcp_stream whose timeouts live on
-// the timing wheel instead of in two steady_timers per stream. A Beast server converts by
-// registering its wheel once and changing a type:
-//
-//     net::io_context ioc;
-//     idlewheel::wheel_timer wheel(ioc);
-//     idlewheel::beast::use_wheel(ioc, wheel);              // once, at set-up
-//     ...
-//     websocket::stream<idlewheel::beast::tcp_stream> ws(std::move(socket));
-//     beast::get_lowest_layer(ws).expires_after(30s);       // as with beast::tcp_stream
-//     ws.async_accept(...);
-//
-// With one io_context run by N threads, register an idlewheel::wheel_pool instead
-// (use_wheel_pool(ioc, pool)) and build each connection on a shard's strand
-// (acceptor.async_accept(pool.next().get_executor(), ...)) where Beast's examples call
-// net::make_strand(ioc): the stream then finds its shard's wheel from its executor. Or pass
-// the wheel to the constructor.
-//
-// Timeout rules (Beast's, boost/beast/core/basic_stream.hpp and impl/basic_stream.hpp):
-//  - two expiries, one per direction (read, write). expires_after() / expires_at() /
-//    expires_never() set the expiry of each direction that has NO operation pending; a
-//    direction with one pending keeps the expiry its operation started with. Calling them
-//    while a read and a write (or a connect) are both pending is a precondition violation: an
-//    assert, as Beast's BOOST_ASSERT (with NDEBUG nothing changes then).
-//  - an operation (async_read_some: the read expiry; async_write_some: the write expiry;
-//    async_connect: the write expiry, and it counts as a pending read and write) has the
-//    deadline its direction's expiry had when it started; `never` is no deadline. Bytes
-//    arriving never extend it. After it completes, the expiry stays: the next operation of
-//    that direction started without a new expires_*() has the same absolute deadline.
-//  - when a pending operation's deadline passes, the socket is closed (every pending operation
-//    ends) and the operations whose deadline passed complete with boost::beast::error::timeout,
-//    even one whose success was already queued in the same turn of the io_context; a pending
-//    operation of the other direction whose own deadline has not passed completes with what
-//    the socket reports (net::error::operation_aborted), as with Beast, whose timeout handler
-//    closes the whole socket and flags only its own direction.
-//  - an operation started after its deadline passed closes the socket and completes with
-//    error::timeout at once (as if by post, never inside the initiating call).
-// Precision is the wheel's: never before the deadline, at most one tick (plus the io_context's
-// scheduling delay) after it.
-//
-// Cost: the stream holds its socket, the two expiries, four small fields and one timer_node
-// (no steady_timer, nothing allocated). expires_*() is a store per direction, always. Starting
-// an operation with a deadline reads the clock (as Beast does) and makes sure the node is due
-// no later than that deadline: a node already due at or before it is left where it is (when
-// it comes due it re-arms for the remainder: the lazy re-arm of session_liveness), so while
-// one operation stays pending (a WebSocket's read) the deadlines of the others are a compare
-// and a store; only an earlier one moves the node (O(1)). When the last pending operation
-// completes the node leaves the wheel (O(1)): the HTTP pattern, expires_after(30s) before
-// every read, links the node at each read and unlinks it at its completion, and a stream with
-// no operation pending is in no wheel: it may be destroyed on any thread, as Beast's.
-
-// Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
-//  - not movable (the wheel points at the node inside it); Beast's is, because its state is
-//    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
-//    and release_socket() hands the connection to another stream.
-//  - the stream must not be destroyed while one of its operations is pending (their
-//    completions read the stream); Beast's keeps its state on the heap, alive for them. With
-//    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, detail/check_config.hpp: on unless
-//    NDEBUG) the destructor then prints what happened and calls std::abort(); without them it
-//    is undefined. websocket::stream<tcp_stream> does it if it is destroyed with a read
-//    pending (its operations hold its state, and so this stream, only weakly). What to do:
-//    keep the session alive from its handlers (each handler holds shared_from_this(), as
-//    Beast's examples do), so that it is destroyed after its last completion; or close() the
-//    stream and let the handlers run (they complete with operation_aborted) before destroying
-//    it. Destroying it with no operation pending is safe on any thread (the node is in no
-//    wheel then: Beast's examples drop a session's last reference on the listener's thread,
-//    which may come after the session ended on its strand). An io_context destroyed with operations pending (a server that stops it and
-//    returns from main) is fine too: it destroys them without calling them, each tells the
-//    stream it is over before the handler it holds (and the session) is destroyed, and the
-//    wheel or pool may go first (destroying it takes every node out).
-//  - expires_*() while a read and a write are both pending: an assert, as Beast's.
-//  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
-//    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
-//  - no rate policy; no rebind_executor.
-//  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
-//  - additions: wheel(), read_expiry() and write_expiry().
-//  - the wheel must outlive the stream's use of it; every call, and every completion handler
-//    of its operations, runs on the stream's executor, which is the wheel's (a shard's strand
-//    for a pool): the wheel's executor check (detail/executor_check.hpp) catches other calls
-//    in debug builds. Beast asks the same of its stream ("within the same implicit or
-//    explicit strand").
-//
-// websocket::stream keeps a steady_timer of its own for its own timeouts
-// (websocket::stream_base::timeout); leave them off and use idlewheel::beast::websocket_liveness
-// (or expires_after() on this stream) for a server without per-connection system timers.
-//
-// Composes as Beast's stream does: boost::beast::get_lowest_layer(s) is the stream itself
-// (it has no next_layer()); websocket::stream<tcp_stream> finds teardown / async_teardown,
-// and beast::close_socket() finds beast_close_socket(), by argument-dependent lookup here;
-// ssl_stream<tcp_stream> uses lowest_layer() (the socket), as it does with Beast's.
+/** @file
+ * @brief idlewheel::beast::tcp_stream: a drop-in for boost::beast::tcp_stream whose timeouts live on the timing wheel.
+ */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #error \
@@ -211,6 +124,8 @@ private:
 /// own. Call it once per context at set-up, before any stream is built on it; a later call
 /// replaces the wheel for streams built afterwards. Not thread-safe against streams being
 /// built. `wheel` must outlive those streams' use.
+/// @param context the execution context (an io_context).
+/// @param wheel the wheel, on that context.
 /// @throws std::invalid_argument if `wheel` is not on `context`.
 template <class Wheel>
 void use_wheel(net::execution_context& context, Wheel& wheel) {
@@ -224,6 +139,8 @@ void use_wheel(net::execution_context& context, Wheel& wheel) {
 /// the shard whose strand its executor is, so build each connection on
 /// `pool.next().get_executor()`. Call it once at set-up, before the threads run; it takes
 /// precedence over use_wheel() on the same context. `pool` must outlive the streams' use.
+/// @param io the io_context.
+/// @param pool the pool, on that io_context.
 /// @throws std::invalid_argument if `pool` is not on `io`.
 template <class Clock>
 void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
@@ -232,16 +149,118 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
     net::use_service<detail::wheel_service<typename basic_wheel_pool<Clock>::wheel_type>>(io).pool = &pool;
 }
 
-/// A TCP stream with Beast's timeout interface, backed by a wheel (see the top of this header
-/// for the rules and every difference from boost::beast::basic_stream). `Wheel` is a
-/// basic_wheel_timer; basic_tcp_stream<basic_wheel_timer<manual_clock>> is what tests use.
-///
-/// Thread safety: distinct objects safe; shared objects unsafe. Every call, and every
-/// completion handler of its operations, on the stream's executor (the wheel's).
-///
-/// Lifetime: no operation may be pending when the stream is destroyed (std::abort() with a
-/// message when IDLEWHEEL_CHECK_LIFETIME is on, undefined otherwise): keep its owner alive
-/// from the handlers, or close() it and let the handlers run first (see the top).
+/**
+ * A TCP stream with Beast's timeout interface, backed by a wheel (see below for the rules and
+ * every difference from boost::beast::basic_stream). `Wheel` is a basic_wheel_timer;
+ * basic_tcp_stream<basic_wheel_timer<manual_clock>> is what tests use.
+ *
+ * @tparam Wheel the wheel type (a basic_wheel_timer).
+ *
+ * @par Thread safety
+ * Distinct objects safe; shared objects unsafe. Every call, and every completion handler of
+ * its operations, on the stream's executor (the wheel's).
+ *
+ * @par Lifetime
+ * No operation may be pending when the stream is destroyed (std::abort() with a message when
+ * IDLEWHEEL_CHECK_LIFETIME is on, undefined otherwise): keep its owner alive from the
+ * handlers, or close() it and let the handlers run first (see Differences below).
+ *
+ * @par Overview
+ * idlewheel::beast::tcp_stream: a drop-in for boost::beast::tcp_stream whose timeouts live on
+ * the timing wheel instead of in two steady_timers per stream. A Beast server converts by
+ * registering its wheel once and changing a type:
+ *
+ *     net::io_context ioc;
+ *     idlewheel::wheel_timer wheel(ioc);
+ *     idlewheel::beast::use_wheel(ioc, wheel);              // once, at set-up
+ *     ...
+ *     websocket::stream<idlewheel::beast::tcp_stream> ws(std::move(socket));
+ *     beast::get_lowest_layer(ws).expires_after(30s);       // as with beast::tcp_stream
+ *     ws.async_accept(...);
+ *
+ * With one io_context run by N threads, register an idlewheel::wheel_pool instead
+ * (use_wheel_pool(ioc, pool)) and build each connection on a shard's strand
+ * (acceptor.async_accept(pool.next().get_executor(), ...)) where Beast's examples call
+ * net::make_strand(ioc): the stream then finds its shard's wheel from its executor. Or pass
+ * the wheel to the constructor.
+ *
+ * @par Timeout rules
+ * Timeout rules (Beast's, boost/beast/core/basic_stream.hpp and impl/basic_stream.hpp):
+ *  - two expiries, one per direction (read, write). expires_after() / expires_at() /
+ *    expires_never() set the expiry of each direction that has NO operation pending; a
+ *    direction with one pending keeps the expiry its operation started with. Calling them
+ *    while a read and a write (or a connect) are both pending is a precondition violation: an
+ *    assert, as Beast's BOOST_ASSERT (with NDEBUG nothing changes then).
+ *  - an operation (async_read_some: the read expiry; async_write_some: the write expiry;
+ *    async_connect: the write expiry, and it counts as a pending read and write) has the
+ *    deadline its direction's expiry had when it started; `never` is no deadline. Bytes
+ *    arriving never extend it. After it completes, the expiry stays: the next operation of
+ *    that direction started without a new expires_*() has the same absolute deadline.
+ *  - when a pending operation's deadline passes, the socket is closed (every pending operation
+ *    ends) and the operations whose deadline passed complete with boost::beast::error::timeout,
+ *    even one whose success was already queued in the same turn of the io_context; a pending
+ *    operation of the other direction whose own deadline has not passed completes with what
+ *    the socket reports (net::error::operation_aborted), as with Beast, whose timeout handler
+ *    closes the whole socket and flags only its own direction.
+ *  - an operation started after its deadline passed closes the socket and completes with
+ *    error::timeout at once (as if by post, never inside the initiating call).
+ * Precision is the wheel's: never before the deadline, at most one tick (plus the io_context's
+ * scheduling delay) after it.
+ *
+ * @par Cost
+ * Cost: the stream holds its socket, the two expiries, four small fields and one timer_node
+ * (no steady_timer, nothing allocated). expires_*() is a store per direction, always. Starting
+ * an operation with a deadline reads the clock (as Beast does) and makes sure the node is due
+ * no later than that deadline: a node already due at or before it is left where it is (when
+ * it comes due it re-arms for the remainder: the lazy re-arm of session_liveness), so while
+ * one operation stays pending (a WebSocket's read) the deadlines of the others are a compare
+ * and a store; only an earlier one moves the node (O(1)). When the last pending operation
+ * completes the node leaves the wheel (O(1)): the HTTP pattern, expires_after(30s) before
+ * every read, links the node at each read and unlinks it at its completion, and a stream with
+ * no operation pending is in no wheel: it may be destroyed on any thread, as Beast's.
+ *
+ * @par Differences
+ * Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
+ *  - not movable (the wheel points at the node inside it); Beast's is, because its state is
+ *    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
+ *    and release_socket() hands the connection to another stream.
+ *  - the stream must not be destroyed while one of its operations is pending (their
+ *    completions read the stream); Beast's keeps its state on the heap, alive for them. With
+ *    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, detail/check_config.hpp: on unless
+ *    NDEBUG) the destructor then prints what happened and calls std::abort(); without them it
+ *    is undefined. websocket::stream<tcp_stream> does it if it is destroyed with a read
+ *    pending (its operations hold its state, and so this stream, only weakly). What to do:
+ *    keep the session alive from its handlers (each handler holds shared_from_this(), as
+ *    Beast's examples do), so that it is destroyed after its last completion; or close() the
+ *    stream and let the handlers run (they complete with operation_aborted) before destroying
+ *    it. Destroying it with no operation pending is safe on any thread (the node is in no
+ *    wheel then: Beast's examples drop a session's last reference on the listener's thread,
+ *    which may come after the session ended on its strand). An io_context destroyed with operations pending (a server that stops it and
+ *    returns from main) is fine too: it destroys them without calling them, each tells the
+ *    stream it is over before the handler it holds (and the session) is destroyed, and the
+ *    wheel or pool may go first (destroying it takes every node out).
+ *  - expires_*() while a read and a write are both pending: an assert, as Beast's.
+ *  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
+ *    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
+ *  - no rate policy; no rebind_executor.
+ *  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
+ *  - additions: wheel(), read_expiry() and write_expiry().
+ *  - the wheel must outlive the stream's use of it; every call, and every completion handler
+ *    of its operations, runs on the stream's executor, which is the wheel's (a shard's strand
+ *    for a pool): the wheel's executor check (detail/executor_check.hpp) catches other calls
+ *    in debug builds. Beast asks the same of its stream ("within the same implicit or
+ *    explicit strand").
+ *
+ * websocket::stream keeps a steady_timer of its own for its own timeouts
+ * (websocket::stream_base::timeout); leave them off and use idlewheel::beast::websocket_liveness
+ * (or expires_after() on this stream) for a server without per-connection system timers.
+ *
+ * @par Composition
+ * Composes as Beast's stream does: boost::beast::get_lowest_layer(s) is the stream itself
+ * (it has no next_layer()); websocket::stream<tcp_stream> finds teardown / async_teardown,
+ * and beast::close_socket() finds beast_close_socket(), by argument-dependent lookup here;
+ * ssl_stream<tcp_stream> uses lowest_layer() (the socket), as it does with Beast's.
+ */
 template <class Wheel>
 class basic_tcp_stream {
 public:
@@ -272,6 +291,8 @@ public:
     /// one strand comparison per shard for a pool. Touches no wheel.
     /// @throws std::logic_error if no wheel is registered for the context, or a pool is and
     /// the executor is not one of its shards' strands.
+    /// @param arg the socket's first constructor argument.
+    /// @param args the others.
     template <class Arg, class... Args,
               std::enable_if_t<!std::is_same_v<std::decay_t<Arg>, basic_tcp_stream> &&
                                    !std::is_same_v<std::decay_t<Arg>, Wheel> &&
@@ -282,15 +303,19 @@ public:
 
     /// Builds the socket from `args` and uses `wheel`, which must be on the socket's executor
     /// (or, for a wheel on an io_context run by one thread, on a strand of it).
+    /// @param wheel the wheel; must outlive the stream's use of it.
+    /// @param arg the socket's first constructor argument.
+    /// @param args the others.
     template <class Arg, class... Args,
               std::enable_if_t<std::is_constructible_v<socket_type, Arg&&, Args&&...>, int> = 0>
     basic_tcp_stream(Wheel& wheel, Arg&& arg, Args&&... args)
         : socket_(std::forward<Arg>(arg), std::forward<Args>(args)...), wheel_(&wheel) {}
 
     /// A socket on the wheel's executor, using `wheel`.
+    /// @param wheel the wheel; must outlive the stream's use of it.
     explicit basic_tcp_stream(Wheel& wheel) : socket_(wheel.get_executor()), wheel_(&wheel) {}
 
-    /// Not copyable or movable: the wheel points at the node inside (see the top).
+    /// Not copyable or movable: the wheel points at the node inside (see Differences).
     basic_tcp_stream(const basic_tcp_stream&) = delete;
     /// Not assignable either.
     basic_tcp_stream& operator=(const basic_tcp_stream&) = delete;
@@ -310,10 +335,12 @@ public:
 
     /// The underlying socket. Operations started on it directly have no deadline.
     [[nodiscard]] socket_type& socket() noexcept { return socket_; }
+    /// The underlying socket (const).
     [[nodiscard]] const socket_type& socket() const noexcept { return socket_; }
 
     /// The socket, for boost::asio::ssl::stream (Beast's stream has the same).
     [[nodiscard]] lowest_layer_type& lowest_layer() noexcept { return socket_; }
+    /// The socket (const), for boost::asio::ssl::stream.
     [[nodiscard]] const lowest_layer_type& lowest_layer() const noexcept { return socket_; }
 
     /// The wheel the deadlines are on (an addition to Beast's interface).
@@ -334,6 +361,7 @@ public:
     /// socket have no deadline any more; they complete as the socket's own would (with
     /// error::timeout only if their deadline had already fired) and still call into this
     /// stream: it must outlive them.
+    /// @return the socket.
     socket_type release_socket() {
         read_expiry_ = write_expiry_ = time_point::max();
         timed_ = 0;
@@ -347,6 +375,7 @@ public:
     /// pending operation keeps its deadline (Beast's rule). Precondition: not both a read and
     /// a write (or a connect) pending (an assert). Reads the clock, then a store per direction:
     /// the wheel is not touched.
+    /// @param d any std::chrono duration.
     template <class Rep, class Period>
     void expires_after(std::chrono::duration<Rep, Period> d) {
         const time_point now = clock_type::now();
@@ -357,6 +386,7 @@ public:
     /// Sets the expiry of each direction with no operation pending to `t` (time_point::max():
     /// never; a time that has passed: the next operation of that direction times out at once),
     /// as expires_after(). Precondition: not both directions pending (an assert).
+    /// @param t the expiry.
     void expires_at(time_point t) noexcept {
         // As Beast's impl_type::reset(): with a read and a write (or a connect) pending there is
         // no direction left to apply the expiry to.
@@ -388,22 +418,42 @@ public:
     }
 
     /// Connects the socket (synchronously; no deadline, as with Beast's connect()).
+    /// @param ep the endpoint.
+    /// @throws boost::system::system_error the socket's error.
     void connect(const endpoint_type& ep) { socket_.connect(ep); }
+    /// Connects the socket (synchronously; no deadline).
+    /// @param ep the endpoint.
+    /// @param ec set to the socket's error.
     void connect(const endpoint_type& ep, boost::system::error_code& ec) { socket_.connect(ep, ec); }
 
-    /// Reads / writes some data synchronously: no deadline, as with Beast's stream.
+    /// Reads some data synchronously: no deadline, as with Beast's stream.
+    /// @param buffers where the data goes.
+    /// @return the bytes read.
+    /// @throws boost::system::system_error the socket's error.
     template <class MutableBufferSequence>
     std::size_t read_some(const MutableBufferSequence& buffers) {
         return socket_.read_some(buffers);
     }
+    /// Reads some data synchronously: no deadline.
+    /// @param buffers where the data goes.
+    /// @param ec set to the socket's error.
+    /// @return the bytes read.
     template <class MutableBufferSequence>
     std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
         return socket_.read_some(buffers, ec);
     }
+    /// Writes some data synchronously: no deadline, as with Beast's stream.
+    /// @param buffers the data.
+    /// @return the bytes written.
+    /// @throws boost::system::system_error the socket's error.
     template <class ConstBufferSequence>
     std::size_t write_some(const ConstBufferSequence& buffers) {
         return socket_.write_some(buffers);
     }
+    /// Writes some data synchronously: no deadline.
+    /// @param buffers the data.
+    /// @param ec set to the socket's error.
+    /// @return the bytes written.
     template <class ConstBufferSequence>
     std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
         return socket_.write_some(buffers, ec);
@@ -418,6 +468,9 @@ public:
     /// forwarded to it). No other operation may be pending.
     /// @throws system_error as the wheel's schedule (error::stopped, error::too_many_pending)
     /// if the deadline cannot enter the wheel; then nothing was started.
+    /// @param ep the endpoint.
+    /// @param token the completion token (default: the executor's default token).
+    /// @return what the token's async_result makes of it.
     template <class ConnectToken = net::default_completion_token_t<executor_type>>
     auto async_connect(const endpoint_type& ep,
                        ConnectToken&& token = net::default_completion_token_t<executor_type>()) {
@@ -426,6 +479,10 @@ public:
 
     /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), with
     /// the write expiry as its deadline, as the other form. Completion: void(error_code, endpoint_type).
+    /// @param endpoints the endpoints, tried in order.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
+    /// @throws system_error as the first form.
     template <class EndpointSequence, class RangeConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints,
@@ -436,6 +493,11 @@ public:
 
     /// Connects to the first endpoint in [begin, end) that accepts, as the other forms.
     /// Completion: void(error_code, Iterator).
+    /// @param begin the first endpoint.
+    /// @param end past the last.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
+    /// @throws system_error as the first form.
     template <class Iterator, class IteratorConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
     auto async_connect(Iterator begin, Iterator end,
@@ -446,6 +508,11 @@ public:
 
     /// As the endpoint-sequence form, trying only the endpoints for which
     /// `connect_condition(error_code, endpoint_type)` returns true (net::async_connect's rule).
+    /// @param endpoints the endpoints, tried in order.
+    /// @param connect_condition the filter.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
+    /// @throws system_error as the first form.
     template <class EndpointSequence, class ConnectCondition, class RangeConnectToken,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints, ConnectCondition connect_condition,
@@ -455,6 +522,12 @@ public:
     }
 
     /// As the iterator form, with a connect condition (above).
+    /// @param begin the first endpoint.
+    /// @param end past the last.
+    /// @param connect_condition the filter.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
+    /// @throws system_error as the first form.
     template <class Iterator, class ConnectCondition, class IteratorConnectToken,
               std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
     auto async_connect(Iterator begin, Iterator end, ConnectCondition connect_condition, IteratorConnectToken&& token) {
@@ -472,6 +545,9 @@ public:
     /// forwarded): operation_aborted. One read at a time, except that a zero-length read while
     /// one is pending completes with success and 0 bytes, as if by post, and leaves the pending
     /// one alone (as Beast's, for ssl::stream).
+    /// @param buffers where the data goes; the caller keeps them alive until the handler runs.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
     /// @throws system_error as async_connect.
     template <class MutableBufferSequence, class ReadToken = net::default_completion_token_t<executor_type>>
     auto async_read_some(const MutableBufferSequence& buffers,
@@ -483,6 +559,10 @@ public:
     /// Writes some data (socket::async_write_some) with the write expiry, as it is now, as its
     /// deadline; as async_read_some. One write at a time (a zero-length one while one is
     /// pending: as for reads).
+    /// @param buffers the data; the caller keeps it alive until the handler runs.
+    /// @param token the completion token.
+    /// @return what the token's async_result makes of it.
+    /// @throws system_error as async_connect.
     template <class ConstBufferSequence, class WriteToken = net::default_completion_token_t<executor_type>>
     auto async_write_some(const ConstBufferSequence& buffers,
                           WriteToken&& token = net::default_completion_token_t<executor_type>()) {
@@ -611,6 +691,7 @@ using tcp_stream = basic_tcp_stream<wheel_timer>;
 
 /// Closes the stream's socket: what boost::beast::close_socket() calls (found by
 /// argument-dependent lookup), as for Beast's stream.
+/// @param stream the stream.
 template <class Wheel>
 void beast_close_socket(basic_tcp_stream<Wheel>& stream) {
     boost::system::error_code ignored;
@@ -619,6 +700,9 @@ void beast_close_socket(basic_tcp_stream<Wheel>& stream) {
 
 /// The WebSocket teardown of the connection (websocket::stream calls it by
 /// argument-dependent lookup): the socket's, as for Beast's stream. No deadline.
+/// @param role client or server.
+/// @param stream the stream.
+/// @param ec set to the result.
 template <class Wheel>
 void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, boost::system::error_code& ec) {
     using boost::beast::websocket::teardown;
@@ -626,6 +710,9 @@ void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, boo
 }
 
 /// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline.
+/// @param role client or server.
+/// @param stream the stream.
+/// @param handler called with void(error_code), as by the socket's teardown.
 template <class Wheel, class TeardownHandler>
 void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, TeardownHandler&& handler) {
     using boost::beast::websocket::async_teardown;
@@ -636,6 +723,7 @@ void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& strea
 
 // The socket sees the user's handler's executor, allocator and cancellation slot (every
 // associator), as Asio's own binders forward them.
+/// @cond IDLEWHEEL_SPECIALIZATIONS
 template <template <class, class> class Associator, class Stream, class Handler, class DefaultCandidate>
 struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_handler<Stream, Handler>,
                                DefaultCandidate> : Associator<Handler, DefaultCandidate> {
@@ -649,6 +737,7 @@ struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_ha
         return Associator<Handler, DefaultCandidate>::get(h.handler(), c);
     }
 };
+/// @endcond
 
 #include <idlewheel/beast/impl/tcp_stream.hpp>
 

@@ -2,78 +2,9 @@
 #ifndef IDLEWHEEL_BEAST_WEBSOCKET_LIVENESS_HPP
 #define IDLEWHEEL_BEAST_WEBSOCKET_LIVENESS_HPP
 
-// idlewheel::beast::websocket_liveness: the whole liveness of one Beast WebSocket session —
-// handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
-// less, on one wheel entry, with every rule of idlewheel/beast.hpp applied for you.
-//
-//     struct session : std::enable_shared_from_this<session> {
-//         ws::stream<tcp::socket> ws;
-//         idlewheel::beast::websocket_liveness<session> live;
-//         session(tcp::socket s, const idlewheel::beast::websocket_liveness_config<session>& c)
-//             : ws(std::move(s)), live(c, *this) {}
-//         // live.start() before async_accept; `if (!live.accepted(ec)) return;` in its handler;
-//         // `if (!live.on_read(ec)) return;` in every read handler.
-//     };
-//     // once per thread: which member is the stream, the times, the stats
-//     idlewheel::beast::websocket_liveness_config<session> config(wheel, &session::ws,
-//         {.handshake_timeout = 5s, .idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s,
-//          .jitter = 2s, .close_timeout = 5s}, &stats);
-//
-// What it does on its own (so a session cannot get it wrong):
-//  - start() (call it at accept, before async_accept reads the HTTP request) arms the
-//    handshake deadline: a client trickling its request a byte at a time is dropped when it
-//    passes. It turns Beast's own timeouts off (idlewheel replaces them) and installs the
-//    stream's control callback: every ping, pong and close frame from the peer counts as a
-//    sign of life (never as a message), and a close frame from the peer means we never
-//    start one of our own.
-//  - accepted(ec) / on_read(ec) say whether to go on: false on an error, and false after a
-//    verdict even if the operation succeeded (a deadline that passed in the same turn of the
-//    io_context as the success: the socket is already being dropped).
-//  - handshake_step(ec): the same for a handshake that comes before the WebSocket upgrade
-//    (TLS, below); the handshake deadline keeps running.
-//  - Beast's websocket timeouts stay off: a stream_base::timeout other than "none" set after
-//    start() (timeout::suggested, say) would run Beast's own timer beside this object's.
-//    accepted(ec) looks: with the library's checks on (IDLEWHEEL_CHECK_USAGE,
-//    detail/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
-//    calls std::abort(); without them it turns Beast's timeouts off again. Set Beast's
-//    options before start(), or leave the timeout out.
-//  - send_ping: sent with async_ping only if no ping is in flight and no close under way
-//    (Beast allows one). Pings are never counted as our writes or messages.
-//  - idle: the close handshake, 1000 "idle timeout", once, and only if the peer has not
-//    started one; the close deadline runs from then. close(reason) starts an application close
-//    under the same rules.
-//  - dead_peer, handshake_timeout, close_timeout: the socket is closed at once; every pending
-//    operation completes with operation_aborted.
-// The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
-// called after that, last: it may log, count, or drop the last reference to the session.
-//
-// TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say): call
-// start() at TCP accept, before the TLS handshake. The handshake deadline then bounds the TLS
-// handshake and the WebSocket upgrade together, from accept to accepted(): one deadline, one
-// wheel entry, nothing on the tcp_stream (leave its expiry at never).
-//
-//     void on_run() {                          // on the session's strand, just accepted
-//         live.start();                        // the handshake deadline from now
-//         ws.next_layer().async_handshake(ssl::stream_base::server,
-//             beast::bind_front_handler(&session::on_tls_handshake, shared_from_this()));
-//     }
-//     void on_tls_handshake(beast::error_code ec) {
-//         if (!live.handshake_step(ec)) return;  // failed, or past the handshake deadline
-//         ws.async_accept(beast::bind_front_handler(&session::on_accept, shared_from_this()));
-//     }
-//     void on_accept(beast::error_code ec) {
-//         if (!live.accepted(ec)) return;      // idle and heartbeat from now
-//         do_read();
-//     }
-//
-// Requirements: Session derives from std::enable_shared_from_this and is owned by a
-// shared_ptr (a ping or close in flight holds one); the liveness object is a member of the
-// Session (its owner is found from its address: see detail/owner_of.hpp); everything happens
-// on the wheel's executor, but constructing it (it touches no wheel until start()). The
-// session may be destroyed elsewhere (a listener's thread dropping the last reference) only
-// once the object is stopped: accepted(ec) and on_read(ec) stop it on an error, a verdict
-// stops it, and any other end of the session (a failed write) calls stop(). Beast's websocket
-// timeouts stay off.
+/** @file
+ * @brief idlewheel::beast::websocket_liveness: the whole liveness of one Beast WebSocket session on one wheel entry.
+ */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #error \
@@ -124,8 +55,13 @@ class websocket_liveness;
 template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
 class websocket_liveness_config : public session_liveness_config {
 public:
-    using hook_type = void (Session::*)(liveness_event);
+    using hook_type = void (Session::*)(liveness_event);  ///< The session's member function told of every event.
 
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook called after the object acted on an event, last; null for none.
     /// @throws std::invalid_argument as session_liveness_config.
     websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
                               liveness_stats* stats = nullptr, hook_type hook = nullptr)
@@ -136,6 +72,10 @@ public:
     /// The same without naming the stream member: each session then hands its stream to the
     /// liveness object's constructor (websocket_liveness(config, owner, stream)), which needs
     /// no access to a private member from where the config is made.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook called after the object acted on an event, last; null for none.
     /// @throws std::invalid_argument as session_liveness_config.
     websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options,
                               liveness_stats* stats = nullptr, hook_type hook = nullptr)
@@ -152,15 +92,102 @@ private:
     idlewheel::detail::owner_offset stream_at_;  // the stream in its Session
 };
 
+/**
+ * The whole liveness of one Beast WebSocket session —
+ * handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
+ * less, on one wheel entry, with every rule of idlewheel/beast.hpp applied for you.
+ *
+ * @tparam Session the session type: holds this object as a member, derives from
+ * std::enable_shared_from_this<Session>.
+ * @tparam Stream the websocket::stream type (default over a plain tcp::socket).
+ *
+ * Besides the members below it offers these of session_liveness, which it uses privately:
+ * stop(), on_inbound(), current(), phase, has_verdict(), verdict(), expired(), expiry(),
+ * awaiting_pong(), peer_closing() and ping_in_flight().
+ *
+ *     struct session : std::enable_shared_from_this<session> {
+ *         ws::stream<tcp::socket> ws;
+ *         idlewheel::beast::websocket_liveness<session> live;
+ *         session(tcp::socket s, const idlewheel::beast::websocket_liveness_config<session>& c)
+ *             : ws(std::move(s)), live(c, *this) {}
+ *         // live.start() before async_accept; `if (!live.accepted(ec)) return;` in its handler;
+ *         // `if (!live.on_read(ec)) return;` in every read handler.
+ *     };
+ *     // once per thread: which member is the stream, the times, the stats
+ *     idlewheel::beast::websocket_liveness_config<session> config(wheel, &session::ws,
+ *         {.handshake_timeout = 5s, .idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s,
+ *          .jitter = 2s, .close_timeout = 5s}, &stats);
+ *
+ * @par Completion
+ * What it does on its own (so a session cannot get it wrong):
+ *  - start() (call it at accept, before async_accept reads the HTTP request) arms the
+ *    handshake deadline: a client trickling its request a byte at a time is dropped when it
+ *    passes. It turns Beast's own timeouts off (idlewheel replaces them) and installs the
+ *    stream's control callback: every ping, pong and close frame from the peer counts as a
+ *    sign of life (never as a message), and a close frame from the peer means we never
+ *    start one of our own.
+ *  - accepted(ec) / on_read(ec) say whether to go on: false on an error, and false after a
+ *    verdict even if the operation succeeded (a deadline that passed in the same turn of the
+ *    io_context as the success: the socket is already being dropped).
+ *  - handshake_step(ec): the same for a handshake that comes before the WebSocket upgrade
+ *    (TLS, below); the handshake deadline keeps running.
+ *  - Beast's websocket timeouts stay off: a stream_base::timeout other than "none" set after
+ *    start() (timeout::suggested, say) would run Beast's own timer beside this object's.
+ *    accepted(ec) looks: with the library's checks on (IDLEWHEEL_CHECK_USAGE,
+ *    detail/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
+ *    calls std::abort(); without them it turns Beast's timeouts off again. Set Beast's
+ *    options before start(), or leave the timeout out.
+ *  - send_ping: sent with async_ping only if no ping is in flight and no close under way
+ *    (Beast allows one). Pings are never counted as our writes or messages.
+ *  - idle: the close handshake, 1000 "idle timeout", once, and only if the peer has not
+ *    started one; the close deadline runs from then. close(reason) starts an application close
+ *    under the same rules.
+ *  - dead_peer, handshake_timeout, close_timeout: the socket is closed at once; every pending
+ *    operation completes with operation_aborted.
+ * The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
+ * called after that, last: it may log, count, or drop the last reference to the session.
+ *
+ * @par TLS
+ * TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say): call
+ * start() at TCP accept, before the TLS handshake. The handshake deadline then bounds the TLS
+ * handshake and the WebSocket upgrade together, from accept to accepted(): one deadline, one
+ * wheel entry, nothing on the tcp_stream (leave its expiry at never).
+ *
+ *     void on_run() {                          // on the session's strand, just accepted
+ *         live.start();                        // the handshake deadline from now
+ *         ws.next_layer().async_handshake(ssl::stream_base::server,
+ *             beast::bind_front_handler(&session::on_tls_handshake, shared_from_this()));
+ *     }
+ *     void on_tls_handshake(beast::error_code ec) {
+ *         if (!live.handshake_step(ec)) return;  // failed, or past the handshake deadline
+ *         ws.async_accept(beast::bind_front_handler(&session::on_accept, shared_from_this()));
+ *     }
+ *     void on_accept(beast::error_code ec) {
+ *         if (!live.accepted(ec)) return;      // idle and heartbeat from now
+ *         do_read();
+ *     }
+ *
+ * @par Thread safety
+ * Requirements: Session derives from std::enable_shared_from_this and is owned by a
+ * shared_ptr (a ping or close in flight holds one); the liveness object is a member of the
+ * Session (its owner is found from its address: see detail/owner_of.hpp); everything happens
+ * on the wheel's executor, but constructing it (it touches no wheel until start()). The
+ * session may be destroyed elsewhere (a listener's thread dropping the last reference) only
+ * once the object is stopped: accepted(ec) and on_read(ec) stop it on an error, a verdict
+ * stops it, and any other end of the session (a failed write) calls stop(). Beast's websocket
+ * timeouts stay off.
+ */
 template <class Session, class Stream>
 class websocket_liveness : private session_liveness {
 public:
-    using config_type = websocket_liveness_config<Session, Stream>;
-    using error_code = boost::system::error_code;
+    using config_type = websocket_liveness_config<Session, Stream>;  ///< Its config.
+    using error_code = boost::system::error_code;                    ///< Beast's error code.
 
     /// The liveness of `owner`, of which it is a member; the stream is the config's member.
     /// Touches no wheel: it may run on any thread (e.g. a listener's, before the session
-    /// reaches its strand).
+    /// reaches its strand). The config must name the stream member (an assert).
+    /// @param config the config; must outlive the object.
+    /// @param owner the session that holds this object.
     websocket_liveness(const config_type& config, Session& owner) noexcept : session_liveness(config) {
         assert(config.stream_ != nullptr && "idlewheel: this config names no stream member: pass the stream");
         config.owner_.learn(owner, *this);
@@ -168,6 +195,9 @@ public:
     }
 
     /// The same, with `stream`, a member of `owner` (at the same place in every session).
+    /// @param config the config; must outlive the object.
+    /// @param owner the session that holds this object.
+    /// @param stream the session's websocket::stream.
     websocket_liveness(const config_type& config, Session& owner, Stream& stream) noexcept
         : session_liveness(config) {
         config.owner_.learn(owner, *this);
@@ -175,8 +205,8 @@ public:
     }
 
     /// At accept, before async_accept: the handshake deadline runs from now; Beast's own
-    /// timeouts off; control frames reported (see the top of this header).
-    /// @throws system_error error::too_many_pending or error::stopped.
+    /// timeouts off; control frames reported (see above). Reads the clock once.
+    /// @throws system_error error::too_many_pending or error::stopped (then stopped).
     void start() {
         Stream& ws = stream();
         ws.set_option(boost::beast::websocket::stream_base::timeout{
@@ -198,6 +228,8 @@ public:
     /// (its verdict came first: the socket is being dropped, even if this step succeeded), or
     /// if the object is not in its handshake (not started, stopped). Reads no clock; only an
     /// error touches the wheel (stop(), O(1)).
+    /// @param ec the handshake step's error code.
+    /// @return whether to go on.
     [[nodiscard]] bool handshake_step(error_code ec) noexcept {
         if (ec) {
             stop();
@@ -214,6 +246,9 @@ public:
     /// error): a stream_base::timeout other than none set after start() makes it print what
     /// happened on stderr and call std::abort() when IDLEWHEEL_CHECK_USAGE is on (the
     /// default unless NDEBUG), or turn them off again when it is off.
+    /// @param ec async_accept's error code.
+    /// @return whether to go on.
+    /// @throws system_error as basic_session_liveness::start().
     [[nodiscard]] bool accepted(error_code ec) {
         keep_beast_timeouts_off();
         if (ec) {
@@ -226,6 +261,8 @@ public:
     /// In every async_read handler: true if a message arrived and the session is open (a store,
     /// no clock, no timer). False on an error (closed by either side, dropped: the session
     /// ends) or while closing (do not write back; Beast's close drains the rest).
+    /// @param ec the read's error code.
+    /// @return whether to go on.
     [[nodiscard]] bool on_read(error_code ec) noexcept {
         if (ec) {
             stop();
@@ -238,6 +275,9 @@ public:
 
     /// Starts an application close with `reason`, under the same rules as the idle close (once,
     /// not after the peer started one, with the close deadline). False if none was started.
+    /// The close frame is sent with async_close, its handler holding shared_from_this().
+    /// @param reason the close code and reason.
+    /// @return whether a close was started.
     bool close(const boost::beast::websocket::close_reason& reason) {
         if (!start_close()) return false;
         send_close(reason);
