@@ -2,7 +2,7 @@
 #ifndef IDLEWHEEL_DETAIL_EXECUTOR_CHECK_HPP
 #define IDLEWHEEL_DETAIL_EXECUTOR_CHECK_HPP
 
-// The check behind "every call happens on the wheel's executor" (README, Threading).
+// The check behind "every call happens on the wheel's executor" (docs/threading.md).
 //
 // When it runs: IDLEWHEEL_CHECK_EXECUTOR=1, which is the default unless NDEBUG is defined (so
 // debug builds check, release builds do not: the check reads thread-local state, which costs
@@ -43,7 +43,7 @@
 namespace idlewheel::detail {
 
 [[noreturn]] inline void executor_misuse(const char* what) noexcept {
-    std::fprintf(stderr, "idlewheel: %s (see README.md, \"Threading\")\n", what);
+    std::fprintf(stderr, "idlewheel: %s (see docs/threading.md)\n", what);
     std::fflush(stderr);
     std::abort();
 }

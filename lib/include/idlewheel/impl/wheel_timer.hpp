@@ -325,7 +325,7 @@ void basic_wheel_timer<Clock, Executor>::wake_next_tick() noexcept {
     // the activity epoch touched since the last one. If the wheel is behind the clock (it
     // sleeps when idle) that boundary is in the past and the wake-up comes at once, which only
     // makes the reading exact. A wheel that has never woken up counts as asleep too: its
-    // first ask is served at once, not at the end of tick 0 (the README's "at once if the
+    // first ask is served at once, not at the end of tick 0 (docs/precision.md's "at once if the
     // wheel was asleep" holds for a fresh wheel).
     try {
         arm(counters_.wakeups == 0 ? wheel_.now() : wheel_.now() + 1);
