@@ -51,7 +51,7 @@ void expect_abort(const child_outcome& o, const char* says) {
     BOOST_TEST(o.aborted, "the misuse did not abort (exit " << o.exit_code << "): " << o.err);
     BOOST_TEST(o.err.find("idlewheel: ") != std::string::npos, o.err);
     BOOST_TEST(o.err.find(says) != std::string::npos, o.err);
-    BOOST_TEST(o.err.find("Threading") != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("see docs/threading.md") != std::string::npos, o.err);
 }
 
 void expect_clean(const child_outcome& o) {
