@@ -10,8 +10,8 @@
 
 #include "config.hpp"
 
-#include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/liveness_stats.hpp>
+#include <idlewheel/owner_offset.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
@@ -119,8 +119,10 @@ class worker;
 // for their liveness, each session holding one session_liveness bound to it: the times (from
 // the command line), the handler, the worker's liveness_stats. The wheel policy binds it to
 // its session type when it constructs a session (the worker does not know the types): it sets
-// the handler and learns where the liveness object sits in the session, so the session
-// stores no pointer for the callback.
+// the handler and learns where the liveness object sits in the session (idlewheel::owner_offset,
+// what member_liveness does inside; member_liveness_config itself names the session type and
+// its hook, which this per-worker config cannot), so the session stores no pointer for the
+// callback.
 class liveness_config : public idlewheel::session_liveness_config {
 public:
     /// @throws std::invalid_argument if a time is too long for the tick (session_liveness.hpp).
@@ -130,7 +132,7 @@ public:
     using basic_session_liveness_config::set_handler;
 
     worker& owner;
-    idlewheel::detail::owner_offset session_at;  // the liveness object's place in its session
+    idlewheel::owner_offset session_at;  // the liveness object's place in its session
 };
 
 // One config per kind of session. Two for the HTTP port, because a session_liveness cannot turn

@@ -9,11 +9,12 @@
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
 // them): the session gets its strand from the pool (pool.next() where Beast calls
-// net::make_strand(ioc)), and that strand's wheel with it. Every way a session ends stops its
-// liveness on the session's strand (accepted() and on_read() do it on an error; a failed
-// write calls stop()): the listener's own reference to a new session is dropped on the
-// listener's thread and can be the last one, and a session may be destroyed off its strand
-// only once its liveness is stopped (docs/threading.md). Everything else is Beast's
+// net::make_strand(ioc)) and, through the accept handler, that shard's liveness config (on
+// the wheel of that strand): nothing looks the shard up again from an executor. Every way a
+// session ends stops its liveness on the session's strand (accepted() and on_read() do it on
+// an error; a failed write calls stop()): the listener's own reference to a new session is
+// dropped on the listener's thread and can be the last one, and a session may be destroyed
+// off its strand only once its liveness is stopped (docs/threading.md). Everything else is Beast's
 // example, plus the marked `// test` lines: optional short times and a printed port, so that
 // tests/examples/ can drive it.
 //
@@ -59,8 +60,8 @@ class session : public std::enable_shared_from_this<session> {
     idlewheel::beast::websocket_liveness<session, websocket::stream<beast::tcp_stream>> live_;  // idlewheel: 64 bytes
 
 public:
-    // Take ownership of the socket (built on a shard's strand: its config is that shard's)
-    explicit session(tcp::socket&& socket, liveness_configs& c) : ws_(std::move(socket)), live_(c.of(ws_.get_executor()), *this, ws_) {}  // idlewheel
+    // Take ownership of the socket (built on a shard's strand) and that shard's config, both from the accept
+    session(tcp::socket&& socket, const liveness_configs::value_type& config) : ws_(std::move(socket)), live_(config, *this, ws_) {}  // idlewheel
 
     // Get on the correct executor
     void run() {
@@ -171,19 +172,20 @@ public:
 
 private:
     void do_accept() {
-        // The new connection gets its own strand: a shard's, the strand of its wheel
-        acceptor_.async_accept(configs_.pool().next().get_executor(),  // idlewheel
-                               beast::bind_front_handler(&listener::on_accept, shared_from_this()));
+        // The new connection gets its own strand: a shard's, the strand of its wheel; the
+        // handler carries that shard's config to the session
+        auto& shard = configs_.pool().next();  // idlewheel
+        acceptor_.async_accept(shard.get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this(), &configs_[shard]));  // idlewheel
     }
 
-    void on_accept(beast::error_code ec, tcp::socket socket) {
+    void on_accept(const liveness_configs::value_type* config, beast::error_code ec, tcp::socket socket) {  // idlewheel
         if (ec) {
             fail(ec, "accept");
             if (ec == net::error::operation_aborted) return;  // closed (Beast's example stops at any error: a
                                                               // peer reset before accept would end the server)
         } else {
             // Create the session and run it
-            std::make_shared<session>(std::move(socket), configs_)->run();  // idlewheel
+            std::make_shared<session>(std::move(socket), *config)->run();  // idlewheel
         }
 
         // Accept another connection

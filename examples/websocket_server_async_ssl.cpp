@@ -12,10 +12,12 @@
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
 // them). As in examples/http_server_async.cpp, the pool's per-shard liveness configs are made
-// in main and reached through a pointer at namespace scope, so that Beast's listener and the
-// constructors of listener and session keep Beast's signatures (the listener's ioc_ is then
-// unused): each connection is accepted on a pool shard's strand where Beast calls
-// net::make_strand(ioc_), and its session takes that shard's config. Beast sets the TCP
+// in main and reached through a pointer at namespace scope, so that the listener's
+// constructor keeps Beast's signature (its ioc_ is then unused): each connection is accepted
+// on a pool shard's strand where Beast calls net::make_strand(ioc_), and the accept handler
+// carries that shard's config to the session's constructor (nothing looks the shard up again
+// from an executor; the stream, an idlewheel::beast::tcp_stream built with Beast's
+// constructor, finds its wheel through use_wheel_pool). Beast sets the TCP
 // stream's expiry for the TLS handshake (30 s), turns it off after, and sets
 // websocket::stream_base::timeout::suggested before async_accept; all three go: start() arms
 // the one handshake deadline at accept, and a Beast timeout set after start() would run
@@ -77,8 +79,8 @@ class session : public std::enable_shared_from_this<session> {
     idlewheel::beast::websocket_liveness<session, decltype(ws_)> live_;  // idlewheel
 
 public:
-    // Take ownership of the socket (built on a shard's strand: its config is that shard's)
-    session(tcp::socket&& socket, ssl::context& ctx) : ws_(std::move(socket), ctx), live_(configs->of(ws_.get_executor()), *this, ws_) {}  // idlewheel
+    // Take ownership of the socket (built on a shard's strand) and that shard's config, both from the accept
+    session(tcp::socket&& socket, ssl::context& ctx, const liveness_configs::value_type& config) : ws_(std::move(socket), ctx), live_(config, *this, ws_) {}  // idlewheel
 
     // Get on the correct executor
     void run() {
@@ -200,19 +202,20 @@ public:
 
 private:
     void do_accept() {
-        // The new connection gets its own strand: a shard's, the strand of its wheel
-        acceptor_.async_accept(configs->pool().next().get_executor(),  // idlewheel: was net::make_strand(ioc_)
-                               beast::bind_front_handler(&listener::on_accept, shared_from_this()));
+        // The new connection gets its own strand: a shard's, the strand of its wheel; the
+        // handler carries that shard's config to the session
+        auto& shard = configs->pool().next();  // idlewheel: where Beast calls net::make_strand(ioc_)
+        acceptor_.async_accept(shard.get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this(), &(*configs)[shard]));  // idlewheel
     }
 
-    void on_accept(beast::error_code ec, tcp::socket socket) {
+    void on_accept(const liveness_configs::value_type* config, beast::error_code ec, tcp::socket socket) {  // idlewheel
         if (ec) {
             fail(ec, "accept");
             if (ec == net::error::operation_aborted) return;  // closed (Beast's example stops at any error: a
                                                               // peer reset before accept would end the server)
         } else {
             // Create the session and run it
-            std::make_shared<session>(std::move(socket), ctx_)->run();
+            std::make_shared<session>(std::move(socket), ctx_, *config)->run();  // idlewheel
         }
 
         // Accept another connection

@@ -1,9 +1,9 @@
 #include "connection.hpp"
 
 #include "tls_client.hpp"
-#include "tools/common/splitmix64.hpp"
+#include "bench/splitmix64.hpp"
+#include "tools/common/socket_option.hpp"
 
-#include <boost/asio/detail/socket_option.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -64,7 +64,7 @@ protected:
     bool open_socket(tcp::socket& s) {
         boost::system::error_code ec;
         s.open(source_.is_v4() ? tcp::v4() : tcp::v6(), ec);
-        if (!ec) s.set_option(asio::detail::socket_option::boolean<IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT>(true), ec);
+        if (!ec) s.set_option(tools::int_socket_option<IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT>(1), ec);
         if (!ec) s.bind(tcp::endpoint(source_, 0), ec);
         if (ec) {
             on_failed(outcome::connect_failed, ec);

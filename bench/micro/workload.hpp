@@ -19,7 +19,7 @@
 //    aborted handler, idlewheel's once-per-tick epoch wake-up) run their loop once every
 //    ops_per_turn(N) operations, and that turn is part of the measured time.
 
-#include "tools/common/splitmix64.hpp"
+#include "bench/splitmix64.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -47,7 +47,7 @@ public:
     }
 
 private:
-    tools::splitmix64 rng_{seed};  // tools/common/splitmix64.hpp: trivially the same sequence in Java
+    tools::splitmix64 rng_{seed};  // bench/splitmix64.hpp: trivially the same sequence in Java
 };
 
 // Visits 0..n-1, each once per n steps, in a scattered order.

@@ -34,7 +34,7 @@
 
 #include "../micro/object_array.hpp"
 #include "../micro/shifted_clock.hpp"
-#include "tools/common/splitmix64.hpp"
+#include "bench/splitmix64.hpp"
 
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/manual_clock.hpp>

@@ -9,8 +9,8 @@
 // operation_deadline allocated only when the flag is set.
 //
 // The liveness object knows no session: the config's handler finds the session from the
-// object's address (the offset is learnt from the first session, as idlewheel's member_liveness
-// does) and calls it: idle -> Session::on_idle(), send_ping -> send_ping(), dead_peer ->
+// object's address (idlewheel::owner_offset: the offset is learnt from the first session, as
+// idlewheel's member_liveness does) and calls it: idle -> Session::on_idle(), send_ping -> send_ping(), dead_peer ->
 // on_dead_peer(), handshake_timeout -> on_handshake_timeout(), close_timeout ->
 // on_close_timeout(). So a policy object holds the liveness and the lifetime pointer only.
 #ifndef IDLEWHEEL_DEMO_WHEEL_TIMERS_HPP

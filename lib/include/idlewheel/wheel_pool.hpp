@@ -50,9 +50,11 @@ struct wheel_pool_options {
  *
  *     net::io_context ioc{threads};
  *     idlewheel::wheel_pool pool(ioc);                      // 4 x hardware threads shards
- *     // accept: the connection gets a shard's strand, as it would get net::make_strand(ioc)
- *     acceptor.async_accept(pool.next().get_executor(), on_accept);
- *     // the session: its wheel (or one config per shard, idlewheel::per_shard) from its executor
+ *     // accept: the connection gets a shard's strand, as it would get net::make_strand(ioc);
+ *     // the handler hands the session that shard (its wheel, its per_shard config) with the socket
+ *     auto& shard = pool.next();
+ *     acceptor.async_accept(shard.get_executor(), [&shard](error_code ec, tcp::socket s) { ... });
+ *     // or, from an I/O object built on a shard's executor (scans the shards):
  *     idlewheel::wheel_timer& wheel = pool.shard_of(socket.get_executor()).wheel();
  *
  * Every wheel of the pool is a plain wheel_timer (handles, nodes, async_wait, cancel_after,
@@ -310,7 +312,8 @@ using wheel_pool = basic_wheel_pool<std::chrono::steady_clock>;
 ///
 ///     idlewheel::per_shard<liveness_config> configs(pool, options);  // liveness_config(shard.wheel(), options)
 ///     idlewheel::per_shard<idlewheel::liveness_stats> stats(pool, [](auto&) { return idlewheel::liveness_stats(); });
-///     live_(configs.of(ws_.get_executor()), *this, ws_)      // in the session's constructor
+///     live_(configs[shard], *this, ws_)  // in the session's constructor, given the shard of the accept
+///     live_(configs.of(ws_.get_executor()), *this, ws_)  // or found again from the executor (a scan)
 template <class T, class Clock = std::chrono::steady_clock>
 class per_shard {
 public:

@@ -2,55 +2,14 @@
 #ifndef IDLEWHEEL_DETAIL_OWNER_OF_HPP
 #define IDLEWHEEL_DETAIL_OWNER_OF_HPP
 
-// From a member back to the object that holds it, with no pointer stored in the member (the
-// kernel's container_of). A liveness object is a member of its session; every session of a
-// type holds it at the same offset, so the offset is learnt once, from the first member
-// constructed, and kept in the config that all sessions of the thread share: the session
-// pays no byte for it. (offsetof would need a standard-layout session, which a session
-// deriving from enable_shared_from_this is not.)
+// The library's liveness objects find their session with idlewheel::owner_offset, which is
+// public (idlewheel/owner_offset.hpp); this name is kept for the headers that use it.
 
-#include <atomic>
-#include <cassert>
-#include <cstddef>
-#include <cstdint>
+#include <idlewheel/owner_offset.hpp>
 
 namespace idlewheel::detail {
 
-class owner_offset {
-public:
-    static constexpr std::uintptr_t unknown = ~std::uintptr_t{0};
-
-    /// Records where `member` sits in `owner` (the same for every owner of a type). Only the
-    /// first call writes: sessions may be constructed on any thread (a wheel_pool's listener
-    /// builds them before they reach their strand) while others read the offset.
-    template <class Owner, class Member>
-    void learn(const Owner& owner, const Member& member) const noexcept {
-        const auto o = reinterpret_cast<std::uintptr_t>(&owner);
-        const auto m = reinterpret_cast<std::uintptr_t>(&member);
-        assert(m >= o && m - o + sizeof(Member) <= sizeof(Owner) &&
-               "idlewheel: the liveness object (and the stream it names) must be members of the session");
-        const auto known = offset_.load(std::memory_order_relaxed);
-        assert((known == unknown || known == m - o) && "idlewheel: one config per session type and member");
-        if (known != m - o) offset_.store(m - o, std::memory_order_relaxed);
-    }
-
-    /// The owner of `member` (learn() has been called for some owner of this type).
-    template <class Owner, class Member>
-    [[nodiscard]] Owner& owner(Member& member) const noexcept {
-        return *reinterpret_cast<Owner*>(reinterpret_cast<std::uintptr_t>(&member) - offset_.load(std::memory_order_relaxed));
-    }
-
-    /// The member of `owner` (learn() has been called for some owner of this type).
-    template <class Member, class Owner>
-    [[nodiscard]] Member& member(Owner& owner) const noexcept {
-        return *reinterpret_cast<Member*>(reinterpret_cast<std::uintptr_t>(&owner) + offset_.load(std::memory_order_relaxed));
-    }
-
-private:
-    // Relaxed: every session of a type stores the same value, and a session's own construction
-    // happens before anything reads the offset for it.
-    mutable std::atomic<std::uintptr_t> offset_{unknown};
-};
+using idlewheel::owner_offset;
 
 }  // namespace idlewheel::detail
 

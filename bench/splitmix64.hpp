@@ -1,8 +1,10 @@
 // splitmix64 (Steele, Lea, Flood): a tiny, well-spread, reproducible sequence for the
 // programs' workloads (bench/netty/NettyTimerBench.java repeats it bit for bit), on the
-// library's own (idlewheel/detail/jitter.hpp).
-#ifndef IDLEWHEEL_TOOLS_SPLITMIX64_HPP
-#define IDLEWHEEL_TOOLS_SPLITMIX64_HPP
+// library's own (idlewheel/detail/jitter.hpp): the benchmarks' generator is the one the wheel's
+// jitter uses. Bench support, like tests/, may include the library's detail/ headers; the
+// demo server, the examples and tools/common use the public API only (tests/public_api_only.py).
+#ifndef IDLEWHEEL_BENCH_SPLITMIX64_HPP
+#define IDLEWHEEL_BENCH_SPLITMIX64_HPP
 
 #include <idlewheel/detail/jitter.hpp>
 
