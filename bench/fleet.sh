@@ -66,8 +66,11 @@ d = json.load(open(out + "/direct.json"))
 rc = f["reconnect"]
 print("connections            %d through one HAProxy, 3 servers" % f["clients"])
 print("connections moved      %d (closed with 1001 and reconnected: %d)" % (rc["going_away"], rc["reconnects"]))
-print("reconnect time         p50 %.1f ms, p99 %.1f ms, max %.1f ms (1001 close frame -> upgraded again)"
-      % (rc["reconnect_ms"]["p50"], rc["reconnect_ms"]["p99"], rc["reconnect_ms"]["max"]))
+print("reconnect time         p50 %.1f ms, p99 %.1f ms, max %.1f ms (1001 close frame -> upgraded again; n %d)"
+      % (rc["reconnect_ms"]["p50"], rc["reconnect_ms"]["p99"], rc["reconnect_ms"]["max"], rc["reconnect_ms"]["n"]))
+d_ = rc["reconnect_dead_ms"]
+print("  dead clients          p50 %.1f ms, p99 %.1f ms (n %d: they wait out the server's --close-timeout)"
+      % (d_["p50"], d_["p99"], d_["n"]))
 print("retried attempts       %d connect failed, %d upgrade failed" % (rc["retry_connect_failed"], rc["retry_upgrade_failed"]))
 print("echoes                 %d messages, %d resent, %d out of order, echoes lost %d"
       % (rc["messages"], rc["resent"], rc["echo_mismatch"], rc["echoes_lost"]))

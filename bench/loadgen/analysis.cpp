@@ -442,6 +442,8 @@ run_result analyse(const scenario& plan, const run_data& data) {
         rc.retry_upgrade_failed = data.retry_upgrade_failed;
         std::vector<std::uint32_t> rt = data.reconnect_us;
         rc.reconnect_ms = summarise(rt, 1e-3);
+        std::vector<std::uint32_t> rt_dead = data.reconnect_dead_us;
+        rc.reconnect_dead_ms = summarise(rt_dead, 1e-3);
         if (rc.echoes_lost != 0 || rc.echo_mismatch != 0) {
             r.checks.passed = false;
             r.problems.push_back(problem{"echoes lost or out of order (--reconnect)", rc.echoes_lost + rc.echo_mismatch,

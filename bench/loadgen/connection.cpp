@@ -95,7 +95,10 @@ protected:
             run().counters.ready.fetch_add(1, std::memory_order_relaxed);
         } else {
             ++rec_.reconnects;
-            thread_.reconnect_us.push_back(static_cast<std::uint32_t>((rec_.ready - carry_.closed_at) / 1000));
+            // A dead client does not answer the close frame: it sees the end only when the server
+            // drops the socket after --close-timeout, so its reconnect times are kept apart.
+            (rec_.who == role::dead ? thread_.reconnect_dead_us : thread_.reconnect_us)
+                .push_back(static_cast<std::uint32_t>((rec_.ready - carry_.closed_at) / 1000));
             carry_.attempt = 0;  // up again: the next close starts a new reconnect
         }
         switch (rec_.who) {

@@ -123,7 +123,8 @@ public:
     /// --reconnect (on this thread): connection `slot` is replaced by a new one for `rec`.
     void relaunch(std::size_t slot, record& rec, std::uint64_t phase_seed, asio::ip::address source, carry c);
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
-    std::vector<std::uint32_t> reconnect_us;  // --reconnect: server's close frame -> upgraded again
+    std::vector<std::uint32_t> reconnect_us;       // --reconnect: server's close frame -> upgraded again
+    std::vector<std::uint32_t> reconnect_dead_us;  // the same for dead clients (they wait out --close-timeout)
     std::mt19937_64 rng{0x5eed};              // --reconnect: the back-off's jitter
     // WebSocket messages of at least 8 bytes carry a sequence number.
     [[nodiscard]] bool stamp_messages() const noexcept {

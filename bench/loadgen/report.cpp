@@ -110,9 +110,9 @@ void print_run(const run_result& r, std::ostream& out) {
         const auto& rc = *r.reconnect;
         out << fmt(
             "reconnect  %llu reconnects (%llu closes 1001; retried: %llu connect failed, %llu upgrade failed); close -> "
-            "up again p50 %.1f ms p99 %.1f ms max %.1f ms\n",
+            "up again p50 %.1f ms p99 %.1f ms max %.1f ms (dead clients: p50 %.1f ms, after --close-timeout)\n",
             n(rc.reconnects), n(rc.going_away), n(rc.retry_connect_failed), n(rc.retry_upgrade_failed),
-            rc.reconnect_ms.p50, rc.reconnect_ms.p99, rc.reconnect_ms.max);
+            rc.reconnect_ms.p50, rc.reconnect_ms.p99, rc.reconnect_ms.max, rc.reconnect_dead_ms.p50);
         out << fmt("sequence   %llu messages, %llu echoed in order, %llu resent, %llu pending at the end, %llu out of "
                    "order  ->  echoes lost %llu\n",
                    n(rc.messages), n(rc.echoed_in_order), n(rc.resent), n(rc.pending_at_end), n(rc.echo_mismatch),

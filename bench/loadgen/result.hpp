@@ -186,7 +186,8 @@ struct reconnect_summary {
     std::uint64_t going_away = 0;            // closes with 1001 that started a reconnect
     std::uint64_t retry_connect_failed = 0;  // failed attempts, retried
     std::uint64_t retry_upgrade_failed = 0;
-    distribution reconnect_ms;               // the server's close frame -> upgraded again
+    distribution reconnect_ms;               // the server's close frame -> upgraded again (dead clients apart)
+    distribution reconnect_dead_ms;          // the same for dead clients: they never answer the close frame
     std::uint64_t messages = 0;              // distinct messages sent (sequence numbers)
     std::uint64_t echoed_in_order = 0;       // echoes of the awaited sequence number
     std::uint64_t echo_mismatch = 0;         // echoes of any other (out of order, duplicate, unknown)
@@ -195,7 +196,7 @@ struct reconnect_summary {
     std::uint64_t echoes_lost = 0;           // messages - echoed_in_order - pending_at_end
 };
 BOOST_DESCRIBE_STRUCT(reconnect_summary, (),
-                      (reconnects, going_away, retry_connect_failed, retry_upgrade_failed, reconnect_ms, messages,
+                      (reconnects, going_away, retry_connect_failed, retry_upgrade_failed, reconnect_ms, reconnect_dead_ms, messages,
                        echoed_in_order, echo_mismatch, resent, pending_at_end, echoes_lost))
 
 struct run_result {

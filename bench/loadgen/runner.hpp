@@ -32,7 +32,7 @@ struct run_data {
     nanoseconds tick{0};
     unsigned fd_limit = 0;
     // --reconnect
-    std::vector<std::uint32_t> reconnect_us;
+    std::vector<std::uint32_t> reconnect_us, reconnect_dead_us;
     std::uint64_t going_away = 0, retry_connect_failed = 0, retry_upgrade_failed = 0;
 };
 
