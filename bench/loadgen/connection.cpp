@@ -90,17 +90,18 @@ protected:
     // Connected and (WebSocket) upgraded: begin the role.
     void on_ready() {
         rec_.ready = now();
-        if (carry_.attempt == 0) {
-            run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+        if (!carry_.was_up) {  // the client's first connection up (perhaps after retried attempts)
+            if (carry_.attempt == 0) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
             run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+            carry_.was_up = true;
         } else {
             ++rec_.reconnects;
             // A dead client does not answer the close frame: it sees the end only when the server
             // drops the socket after --close-timeout, so its reconnect times are kept apart.
             (rec_.who == role::dead ? thread_.reconnect_dead_us : thread_.reconnect_us)
                 .push_back(static_cast<std::uint32_t>((rec_.ready - carry_.closed_at) / 1000));
-            carry_.attempt = 0;  // up again: the next close starts a new reconnect
         }
+        carry_.attempt = 0;  // up: the next close starts a new reconnect
         switch (rec_.who) {
             case role::idle: send(); break;
             case role::active:
@@ -114,14 +115,17 @@ protected:
 
     void on_failed(outcome how, const boost::system::error_code& ec, std::string_view step = {}) {
         if (stopping_) return;
-        if (carry_.attempt > 0) {  // a reconnect's attempt: counted, retried while attempts are left
+        // --reconnect: a failed attempt (a first connect too) is counted and retried while
+        // attempts are left.
+        if (run().plan.reconnect && carry_.attempt < run().plan.reconnect_attempts) {
+            if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
             (how == outcome::connect_failed ? run().counters.retry_connect_failed : run().counters.retry_upgrade_failed)
                 .fetch_add(1, std::memory_order_relaxed);
-            if (carry_.attempt < run().plan.reconnect_attempts) return reconnect(-1);
+            return reconnect(-1);
         }
         rec_.how = how;
         rec_.detail = step.empty() ? ec.message() : std::string(step) + ": " + ec.message();
-        if (carry_.attempt == 0) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+        if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
         run().counters.failed.fetch_add(1, std::memory_order_relaxed);
         run().counters.errors.fetch_add(1, std::memory_order_relaxed);
         close_socket();

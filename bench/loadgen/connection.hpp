@@ -117,7 +117,8 @@ public:
         std::uint64_t next_seq = 0;     // the next new sequence number
         std::uint64_t awaited_seq = 0;  // the message in flight (when resend)
         bool resend = false;            // its echo had not come back: send it again first
-        unsigned attempt = 0;           // 0: a first connection; k: the k-th attempt of a reconnect
+        unsigned attempt = 0;           // 0: a first attempt; k: the k-th attempt (after k - 1 failed ones or a 1001)
+        bool was_up = false;            // the client has been connected (upgraded) before
         std::int64_t closed_at = -1;    // when the close that started the reconnect arrived
     };
     /// --reconnect (on this thread): connection `slot` is replaced by a new one for `rec`.

@@ -38,6 +38,7 @@ Prints one PASS or FAIL line (and the figures); exits non-zero on failure.
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,7 +64,7 @@ SETTINGS = {
     "check_inter":   (0.3,    0.5),
     "interval":      (0.5,    1.0),   # active clients' send interval
     "settle":        (3.0,    4.0),   # after every client is up, before the first SIGTERM
-    "connect_rate":  (1500,   1500),
+    "connect_rate":  (800,    1500),
 }
 SLACK = 4.0          # upper bounds on a loaded 2-core machine (loadgen --allowance too)
 failures = []
@@ -197,6 +198,37 @@ def healthz(port):
         return None
 
 
+def wait_all_upgraded(servers, n, timeout):
+    """Until the servers together have had n WebSocket sessions (open, or closed idle / dead)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        seen = 0
+        try:
+            for srv in servers:
+                with urllib.request.urlopen("http://127.0.0.1:%d/stats" % srv.port, timeout=3) as r:
+                    d = json.load(r)
+                seen += d["open"]["websocket"] + d["closed"]["idle"] + d["closed"]["dead_peer"]
+            if seen >= n:
+                return True
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def wait_no_websocket(port, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/stats" % port, timeout=3) as r:
+                if json.load(r)["open"]["websocket"] == 0:
+                    return True
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.1)
+    return False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("demo_server")
@@ -215,6 +247,7 @@ def main():
     servers = []
     haproxy = None
     loadgen = None
+    sock_dir = None
     result = None
     started = time.monotonic()
     try:
@@ -226,7 +259,9 @@ def main():
         for srv in servers:
             check(healthz(srv.port) == 200, "server %d: GET /healthz is not 200 while serving" % srv.index)
 
-        sock_path = os.path.join(workdir, "haproxy.sock")
+        # A UNIX socket path is limited to 107 bytes: a short directory of its own, not the build's.
+        sock_dir = tempfile.mkdtemp(prefix="fleet-sock.")
+        sock_path = os.path.join(sock_dir, "haproxy.sock")
         env = dict(os.environ,
                    FLEET_BIND="127.0.0.1:%d" % front,
                    FLEET_SERVER1="127.0.0.1:%d" % ports[0],
@@ -247,7 +282,9 @@ def main():
 
         connect_s = s["clients"] / s["connect_rate"]
         restart_s = 3 * (s["drain_spread"] + s["close_timeout"] + 2 * s["check_inter"] + 2.0)
-        duration = connect_s + s["settle"] + restart_s + s["idle_timeout"] + s["close_timeout"] + 4
+        # + 12 s: a loaded machine connects and restarts more slowly; every idle client reconnected
+        # in the last drain must still reach its idle kick before loadgen stops.
+        duration = connect_s + s["settle"] + restart_s + s["idle_timeout"] + s["close_timeout"] + 12
         result_path = os.path.join(workdir, "loadgen.json")
         llog = open(os.path.join(workdir, "loadgen.log"), "wb")
         loadgen = subprocess.Popen(
@@ -263,7 +300,11 @@ def main():
             stdout=llog, stderr=subprocess.STDOUT)
         llog.close()
         procs.append(loadgen)
-        time.sleep(connect_s + s["settle"])
+        # Every client up (upgraded through HAProxy at least once) before the first SIGTERM:
+        # on a loaded machine the connect phase takes longer than connect_s.
+        check(wait_all_upgraded(servers, s["clients"], connect_s + 60),
+              "not every client got connected within %.0f s" % (connect_s + 60))
+        time.sleep(s["settle"])
 
         restarts = []
         for srv in servers:
@@ -293,7 +334,12 @@ def main():
             lrc = None
         check(lrc == 0, "loadgen exit code %s (its checks failed; see %s/loadgen.log)" % (lrc, workdir))
         haproxy_cpu = process_cpu(haproxy.pid)
-        # loadgen has closed its clients: stop the last generation (their final stats).
+        # loadgen has closed its clients; HAProxy then closes their server sides. Once no
+        # WebSocket is left on any server, stop the last generation (their final stats): a
+        # SIGTERM earlier would send 1001 to sessions whose client is already gone.
+        for srv in servers:
+            check(wait_no_websocket(srv.port, 15),
+                  "server %d: WebSocket sessions still open 15 s after loadgen ended" % srv.index)
         for srv in servers:
             rc, _ = srv.stop_and_collect(s["drain_spread"] + s["close_timeout"] + 10)
             check(rc == 0, "server %d (restarted): exit code %s" % (srv.index, rc))
@@ -315,6 +361,10 @@ def main():
                     p.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     pass
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
+        if a.out is None and not failures:
+            shutil.rmtree(workdir, ignore_errors=True)  # a temporary directory: kept only on failure
     took = time.monotonic() - started
     if failures:
         print("FAIL: fleet rolling restart (%d problems, %.0f s; files in %s)" % (len(failures), took, workdir))
