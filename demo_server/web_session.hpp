@@ -3,7 +3,9 @@
 // HTTP: GET / (the dashboard), GET /stats (JSON), GET /metrics (Prometheus); keep-alive. A
 // WebSocket upgrade turns the same session into a WebSocket echo (every message echoed back,
 // text or binary). While the server drains, plain HTTP is still served and an upgrade gets 503
-// with Retry-After and Connection: close (upgrade_refused).
+// with Retry-After and Connection: close (upgrade_refused). The drain's 1001 close frame goes
+// after the echo of every message already read (docs/fleet.md, "No echo lost"); a message read
+// once a close handshake has begun is not echoed (counted in messages_unechoed).
 //
 // Liveness: the handshake deadline runs from accept to the end of the first request (or of the
 // upgrade) and is not extended by arriving bytes (slowloris); reader idle runs from accept;
