@@ -28,6 +28,17 @@ http::response<http::string_body> route(const http::request<http::empty_body>& r
         res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
         res.set(http::field::cache_control, "no-store");
         res.body() = stats.metrics_text();
+    } else if (target == "/healthz") {
+        // For a load balancer's health check (docs/fleet.md): 503 from the first signal on, so
+        // the balancer stops sending new connections while the drain closes the old ones.
+        res.set(http::field::content_type, "text/plain");
+        res.set(http::field::cache_control, "no-store");
+        if (stats.health_check()) {
+            res.body() = "ok\n";
+        } else {
+            res.result(http::status::service_unavailable);
+            res.body() = "draining\n";
+        }
     } else {
         res.result(http::status::not_found);
         res.set(http::field::content_type, "text/plain");

@@ -1,5 +1,6 @@
 // The HTTP side of the demo server: GET / (dashboard), GET /stats (JSON), GET /metrics
-// (Prometheus text format), errors.
+// (Prometheus text format), GET /healthz (200 while serving, 503 from the first SIGTERM on: a
+// load balancer's health check), errors.
 #ifndef IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 #define IDLEWHEEL_DEMO_HTTP_ROUTES_HPP
 
@@ -17,6 +18,9 @@ class stats_source {
 public:
     [[nodiscard]] virtual std::string stats_json() const = 0;
     [[nodiscard]] virtual std::string metrics_text() const = 0;
+    /// GET /healthz: true while the server takes new sessions, false from the first
+    /// SIGTERM/SIGINT on (the drain). Counts the request by its answer.
+    [[nodiscard]] virtual bool health_check() const = 0;
 
 protected:
     ~stats_source() = default;

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
         if (cfg->timers == demo::timer_mode::none && cfg->max_lifetime.count() > 0)
             demo::log("--max-lifetime has no effect with --timers=none (no per-session deadlines)");
         srv.run();
+        // The last /stats document, after every session ended: the one place a drained
+        // process's final counts can be read (tests/fleet, bench/fleet.sh sum them).
+        std::printf("final stats %s\n", srv.stats_json().c_str());
+        std::fflush(stdout);
     } catch (const std::exception& e) {
         demo::log("fatal: ", e.what());
         return 1;

@@ -313,7 +313,7 @@ void server::wait_for_sessions() {
 struct server::totals {
     std::int64_t open_by_kind[static_cast<unsigned>(session_kind::count)] = {};
     std::uint64_t closed_by_cause[static_cast<unsigned>(close_cause::count)] = {};
-    std::uint64_t messages = 0, bytes = 0, rearms = 0;
+    std::uint64_t messages = 0, messages_unechoed = 0, going_away = 0, bytes = 0, rearms = 0;
     idlewheel::wheel_stats wheel;  // summed (worst_lateness: the largest)
     idlewheel::liveness_stats liveness;
 };
@@ -327,6 +327,8 @@ server::totals server::collect() const {
         for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
             t.closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
         t.messages += c.messages.load(std::memory_order_relaxed);
+        t.messages_unechoed += c.messages_unechoed.load(std::memory_order_relaxed);
+        t.going_away += c.going_away.load(std::memory_order_relaxed);
         t.bytes += c.bytes.load(std::memory_order_relaxed);
         t.rearms += c.timer_rearms.load(std::memory_order_relaxed);
         const auto snap = w->snapshot();
@@ -334,6 +336,12 @@ server::totals server::collect() const {
         t.liveness += snap.liveness;
     }
     return t;
+}
+
+bool server::health_check() const {
+    const bool serving = !draining_.load(std::memory_order_relaxed);
+    (serving ? healthz_ok_ : healthz_unavailable_).fetch_add(1, std::memory_order_relaxed);
+    return serving;
 }
 
 std::string server::stats_json() const {
@@ -379,6 +387,10 @@ std::string server::stats_json() const {
                      {"accept_errors", accept_errors_.load(std::memory_order_relaxed)},
                      {"closed", std::move(closed)},
                      {"messages", t.messages},
+                     {"messages_unechoed", t.messages_unechoed},
+                     {"websocket_going_away", t.going_away},
+                     {"healthz", json::object{{"ok", healthz_ok_.load(std::memory_order_relaxed)},
+                                              {"unavailable", healthz_unavailable_.load(std::memory_order_relaxed)}}},
                      {"bytes", t.bytes},
                      {"asio_timer_rearms", t.rearms},
                      {"unsent_bytes", unsent_total_.load(std::memory_order_relaxed)},
@@ -440,6 +452,14 @@ std::string server::metrics_text() const {
             accept_errors_.load(std::memory_order_relaxed));
     counter("messages_echoed_total", "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads echoed.",
             t.messages);
+    counter("messages_unechoed_total",
+            "WebSocket messages read but not echoed: read after the session's close began, or queued when it ended.",
+            t.messages_unechoed);
+    counter("websocket_going_away_total", "WebSocket close handshakes the server began with 1001 (the drain).",
+            t.going_away);
+    family("healthz_requests_total", "counter", "GET /healthz answers: 200 while serving, 503 from the first signal on.");
+    out.sample(name, {{"status", "200"}}, healthz_ok_.load(std::memory_order_relaxed));
+    out.sample(name, {{"status", "503"}}, healthz_unavailable_.load(std::memory_order_relaxed));
     counter("echoed_bytes_total", "Bytes received and echoed, WebSocket and TCP.", t.bytes);
     gauge("unsent_bytes", "Echo queued and not yet written, all sessions (against --max-backlog-total).",
           unsent_total_.load(std::memory_order_relaxed));

@@ -12,10 +12,10 @@
 //  1. the raw-TCP listener closes at once;
 //  2. the HTTP listener stays open for plain HTTP only: GET /, /stats and /metrics keep being
 //     served, on new and existing keep-alive connections (/stats says "draining": true,
-//     /metrics idlewheel_demo_draining 1); a WebSocket upgrade gets 503 Service Unavailable
+//     /metrics idlewheel_demo_draining 1, /healthz 503); a WebSocket upgrade gets 503 Service Unavailable
 //     with Retry-After and Connection: close, and is counted as closed.upgrade_refused;
 //  3. the TCP and WebSocket sessions are drained: closed spread over --drain-spread, the
-//     longest idle first (WebSocket 1001);
+//     longest idle first (WebSocket 1001, sent after the echo of every message already read);
 //  4. once none of them is left, the HTTP listener closes and the plain-HTTP connections are
 //     closed (closed.shutdown); the process exits 0 when every session is gone.
 // Bounds: whatever is still open --close-timeout plus 0.5 s after the spread, or at
@@ -64,6 +64,8 @@ public:
     [[nodiscard]] std::string stats_json() const override;
     /// The /metrics page, Prometheus text format 0.0.4 (any thread).
     [[nodiscard]] std::string metrics_text() const override;
+    /// GET /healthz (any thread): !draining, counted.
+    [[nodiscard]] bool health_check() const override;
 
 private:
     struct listener_state {
@@ -106,6 +108,7 @@ private:
     asio::steady_timer shutdown_timer_;
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
+    mutable std::atomic<std::uint64_t> healthz_ok_{0}, healthz_unavailable_{0};  // GET /healthz answers
     std::size_t next_worker_ = 0;
     bool stopping_ = false;              // the first signal came: the TCP listener is closed
     bool http_closed_ = false;           // the HTTP listener is closed, every session asked to close

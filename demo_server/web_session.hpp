@@ -3,7 +3,9 @@
 // HTTP: GET / (the dashboard), GET /stats (JSON), GET /metrics (Prometheus); keep-alive. A
 // WebSocket upgrade turns the same session into a WebSocket echo (every message echoed back,
 // text or binary). While the server drains, plain HTTP is still served and an upgrade gets 503
-// with Retry-After and Connection: close (upgrade_refused).
+// with Retry-After and Connection: close (upgrade_refused). The drain's 1001 close frame goes
+// after the echo of every message already read (docs/fleet.md, "No echo lost"); a message read
+// once a close handshake has begun is not echoed (counted in messages_unechoed).
 //
 // Liveness: the handshake deadline runs from accept to the end of the first request (or of the
 // upgrade) and is not extended by arriving bytes (slowloris); reader idle runs from accept;
@@ -114,7 +116,15 @@ public:
         if (kind_ == session_kind::websocket && ws_ && !closing_) {
             // Mid-upgrade, Beast forbids async_close until async_accept completes: on_accept closes then.
             if (!ws_->is_open()) return;
-            return start_close(close_cause::shutdown, {websocket::close_code::going_away, "server shutting down"});
+            // Every message already read is echoed before the close frame: with echo still
+            // queued the close waits until the queue is empty (on_write). Reading goes on
+            // meanwhile; what is read is queued and echoed too. The drain's abrupt bound
+            // (--close-timeout after the spread) still applies.
+            if (!queue_.empty()) {
+                close_after_echo_ = true;
+                return;
+            }
+            return start_close(close_cause::shutdown, going_away());
         }
         finish(close_cause::shutdown);
     }
@@ -323,7 +333,10 @@ private:
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
-        if (!closing_) enqueue(beast::buffers_to_string(buffer_.data()), ws_->got_text());
+        if (!closing_)
+            enqueue(beast::buffers_to_string(buffer_.data()), ws_->got_text());
+        else  // read after our close frame was asked for: not echoed (the client has to send it again)
+            worker_.counters.messages_unechoed.fetch_add(1, std::memory_order_relaxed);
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
         if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
@@ -377,6 +390,7 @@ private:
         }
         sent_ = 0;
         queue_.pop_front();
+        if (queue_.empty() && close_after_echo_ && !draining_) return start_close(close_cause::shutdown, going_away());
         if (!queue_.empty() && !closing_) {
             write_next();
         } else if (queue_.empty() && draining_) {
@@ -388,6 +402,8 @@ private:
         if (closing_ || closed_) return;
         closing_ = true;
         set_cause(cause);
+        if (reason.code == websocket::close_code::going_away)
+            worker_.counters.going_away.fetch_add(1, std::memory_order_relaxed);
         progress_.mark();
         timers_.closing();  // the close handshake gets --close-timeout, then the socket goes
         ws_->async_close(
@@ -409,6 +425,8 @@ private:
         closed_ = true;
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        if (kind_ == session_kind::websocket)
+            worker_.counters.messages_unechoed.fetch_add(queue_.size(), std::memory_order_relaxed);
         if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
             boost::system::error_code ignored;
             lowest_socket().set_option(asio::socket_base::linger(true, 0), ignored);
@@ -420,6 +438,8 @@ private:
             idlewheel::beast::drop(*stream_);
         }
     }
+
+    static websocket::close_reason going_away() { return {websocket::close_code::going_away, "server shutting down"}; }
 
     [[nodiscard]] session_socket& lowest_socket() noexcept {
         return ws_ ? beast::get_lowest_layer(*ws_) : beast::get_lowest_layer(*stream_);
@@ -448,6 +468,7 @@ private:
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo
+    bool close_after_echo_ = false;  // the drain asked for 1001: it goes once the queue is empty
     bool draining_ = false;  // the peer sent FIN: sending what is queued, then closing
     bool closed_ = false;
     bool writing_ = false;

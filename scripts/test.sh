@@ -4,8 +4,9 @@
 # the TSan server run, the Python client, the headless-Chromium dashboard check, the promtool /
 # Prometheus checks of /metrics, the API reference (ctest api_reference: Doxygen builds
 # docs/reference/ and fails on any undocumented public name) and the TLS suites: demo_server
-# --tls against hostile TLS clients, the dashboard over https, loadgen --tls, each run here
-# only); then the matrix: the library's unit tests (with the Beast liveness test and the
+# --tls against hostile TLS clients, the dashboard over https, loadgen --tls, and the fleet
+# test: HAProxy, started by the test, in front of 3 demo_servers through a rolling restart,
+# each run here only); then the matrix: the library's unit tests (with the Beast liveness test and the
 # coroutine example's smoke run where there is Beast, and tests/cpp17: every header and a
 # program as C++17) on every other supported Asio and on clang 14, warnings as errors, Asio's
 # deprecated API off (BOOST_ASIO_NO_DEPRECATED / ASIO_NO_DEPRECATED) everywhere:
@@ -72,6 +73,6 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEW
   -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs|fleet"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

@@ -425,6 +425,33 @@ run_result analyse(const scenario& plan, const run_data& data) {
     r.machine = machine_of(data);
     r.stats = stats_documents{data.before, data.full, data.after};
     r.samples = series_of(data.samples);
+    if (plan.reconnect) {
+        reconnect_summary rc;
+        for (const auto& rec : data.records) {
+            rc.reconnects += rec.reconnects;
+            rc.messages += rec.messages;
+            rc.echoed_in_order += rec.echoed_ok;
+            rc.echo_mismatch += rec.echo_mismatch;
+            rc.resent += rec.resent;
+            rc.pending_at_end += rec.pending_at_end;
+            const std::uint64_t accounted = std::uint64_t{rec.echoed_ok} + rec.pending_at_end;
+            if (rec.messages > accounted) rc.echoes_lost += rec.messages - accounted;
+        }
+        rc.going_away = data.going_away;
+        rc.retry_connect_failed = data.retry_connect_failed;
+        rc.retry_upgrade_failed = data.retry_upgrade_failed;
+        std::vector<std::uint32_t> rt = data.reconnect_us;
+        rc.reconnect_ms = summarise(rt, 1e-3);
+        std::vector<std::uint32_t> rt_dead = data.reconnect_dead_us;
+        rc.reconnect_dead_ms = summarise(rt_dead, 1e-3);
+        if (rc.echoes_lost != 0 || rc.echo_mismatch != 0) {
+            r.checks.passed = false;
+            r.problems.push_back(problem{"echoes lost or out of order (--reconnect)", rc.echoes_lost + rc.echo_mismatch,
+                                         std::to_string(rc.echoes_lost) + " lost, " + std::to_string(rc.echo_mismatch) +
+                                             " out of order"});
+        }
+        r.reconnect = rc;
+    }
     return r;
 }
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -34,6 +35,14 @@ class connection : public std::enable_shared_from_this<connection> {
 public:
     connection(connection_thread& t, record& rec, std::uint64_t phase_seed, asio::ip::address source)
         : thread_(t), rec_(rec), phase_seed_(phase_seed), source_(source) {}
+
+    // Where this connection sits in its thread's list, and what it carries from the client's
+    // previous connection (--reconnect). Before start().
+    void init(std::size_t slot, const connection_thread::carry& c, bool stamp) {
+        slot_ = slot;
+        carry_ = c;
+        if (stamp) out_ = thread_.payload;  // WebSocket: the first 8 bytes carry the sequence number
+    }
     connection(const connection&) = delete;
     connection& operator=(const connection&) = delete;
     virtual ~connection() = default;
@@ -48,9 +57,13 @@ public:
     }
 
     void stop() {
+        // A message sent and not yet echoed (or owed again to a reconnect) is pending, not lost.
+        if (rec_.how == outcome::open && (retired_ ? carry_.resend : in_flight_ || carry_.resend))
+            rec_.pending_at_end = 1;
         stopping_ = true;
         if (timer_) timer_->cancel();
-        close_socket();
+        if (retry_timer_) retry_timer_->cancel();
+        if (!retired_) close_socket();
     }
 
 protected:
@@ -77,20 +90,42 @@ protected:
     // Connected and (WebSocket) upgraded: begin the role.
     void on_ready() {
         rec_.ready = now();
-        run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
-        run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+        if (!carry_.was_up) {  // the client's first connection up (perhaps after retried attempts)
+            if (carry_.attempt == 0) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+            run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+            carry_.was_up = true;
+        } else {
+            ++rec_.reconnects;
+            // A dead client does not answer the close frame: it sees the end only when the server
+            // drops the socket after --close-timeout, so its reconnect times are kept apart.
+            (rec_.who == role::dead ? thread_.reconnect_dead_us : thread_.reconnect_us)
+                .push_back(static_cast<std::uint32_t>((rec_.ready - carry_.closed_at) / 1000));
+        }
+        carry_.attempt = 0;  // up: the next close starts a new reconnect
         switch (rec_.who) {
             case role::idle: send(); break;
-            case role::active: first_send(); break;
+            case role::active:
+                if (carry_.resend) send();  // the message the close cut off goes first
+                first_send();
+                break;
             case role::pinger:
             case role::dead: break;
         }
     }
 
     void on_failed(outcome how, const boost::system::error_code& ec, std::string_view step = {}) {
+        if (stopping_) return;
+        // --reconnect: a failed attempt (a first connect too) is counted and retried while
+        // attempts are left.
+        if (run().plan.reconnect && carry_.attempt < run().plan.reconnect_attempts) {
+            if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+            (how == outcome::connect_failed ? run().counters.retry_connect_failed : run().counters.retry_upgrade_failed)
+                .fetch_add(1, std::memory_order_relaxed);
+            return reconnect(-1);
+        }
         rec_.how = how;
         rec_.detail = step.empty() ? ec.message() : std::string(step) + ": " + ec.message();
-        run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
+        if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
         run().counters.failed.fetch_add(1, std::memory_order_relaxed);
         run().counters.errors.fetch_add(1, std::memory_order_relaxed);
         close_socket();
@@ -99,6 +134,10 @@ protected:
     // The server ended the connection (or the transport failed) while the run was on.
     void on_closed(outcome how, std::int64_t at, std::string detail = {}) {
         if (stopping_ || rec_.how != outcome::open) return;
+        if (run().plan.reconnect && how == outcome::other_close && rec_.close_code == 1001) {
+            run().counters.going_away.fetch_add(1, std::memory_order_relaxed);
+            return reconnect(at);
+        }
         rec_.how = how;
         rec_.closed = at;
         rec_.detail = std::move(detail);
@@ -108,8 +147,14 @@ protected:
         close_socket();
     }
 
-    // An echo arrived in full.
-    void on_echo() {
+    // An echo arrived in full; `data`: its payload (WebSocket), checked against the awaited
+    // sequence number.
+    void on_echo(std::string_view data = {}) {
+        if (!out_.empty()) {
+            std::uint64_t seq = 0;
+            if (data.size() == out_.size()) std::memcpy(&seq, data.data(), sizeof seq);
+            ++(data.size() == out_.size() && seq == carry_.awaited_seq ? rec_.echoed_ok : rec_.echo_mismatch);
+        }
         in_flight_ = false;
         ++rec_.echoed;
         run().counters.echoed.fetch_add(1, std::memory_order_relaxed);
@@ -131,10 +176,40 @@ protected:
 
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
     [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+    [[nodiscard]] const std::string& message() const noexcept { return out_.empty() ? thread_.payload : out_; }
+    [[nodiscard]] bool stamped() const noexcept { return !out_.empty(); }
     [[nodiscard]] connection_thread& thread() const noexcept { return thread_; }
     record& rec() noexcept { return rec_; }
 
 private:
+    // --reconnect: this connection is done (`at`: when the server's close frame came; -1: a
+    // failed attempt). A new one for the same client starts after the back-off.
+    void reconnect(std::int64_t at) {
+        stopping_ = true;  // whatever completes on this connection from now on is ignored
+        retired_ = true;
+        if (timer_) timer_->cancel();
+        close_socket();
+        carry_.resend = carry_.resend || in_flight_;
+        in_flight_ = false;
+        if (at >= 0) {
+            carry_.closed_at = at;
+            carry_.attempt = 1;
+        } else {
+            ++carry_.attempt;
+        }
+        const auto base = static_cast<double>(run().plan.reconnect_delay.count());
+        const double u = static_cast<double>(thread_.rng() >> 11) * 0x1.0p-53;  // [0, 1)
+        double delay = carry_.attempt == 1 ? base * u
+                                           : base * static_cast<double>(1U << std::min(carry_.attempt - 1, 6U)) * (0.5 + u);
+        delay = std::min(delay, 5e9);
+        retry_timer_.emplace(thread_.io);
+        retry_timer_->expires_after(nanoseconds(static_cast<std::int64_t>(delay)));
+        retry_timer_->async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (ec || self->thread_.stopping()) return;
+            self->thread_.relaunch(self->slot_, self->rec_, self->phase_seed_, self->source_, self->carry_);
+        });
+    }
+
     void send_if_owed() {
         if (!send_owed_ || in_flight_ || writing_) return;
         send_owed_ = false;
@@ -149,6 +224,19 @@ private:
         if (rec_.who == role::idle) rec_.ref_low = sent_at_;  // before the server can read it
         ++rec_.sent;
         run().counters.sent.fetch_add(1, std::memory_order_relaxed);
+        if (!out_.empty()) {
+            std::uint64_t seq = 0;
+            if (carry_.resend) {
+                seq = carry_.awaited_seq;
+                carry_.resend = false;
+                ++rec_.resent;
+            } else {
+                seq = carry_.next_seq++;
+                ++rec_.messages;
+            }
+            carry_.awaited_seq = seq;
+            std::memcpy(out_.data(), &seq, sizeof seq);
+        }
         write_message();
     }
 
@@ -197,6 +285,11 @@ private:
     std::uint64_t phase_seed_;
     asio::ip::address source_;
     std::optional<asio::steady_timer> timer_;  // active clients only
+    std::optional<asio::steady_timer> retry_timer_;  // --reconnect: the back-off
+    std::size_t slot_ = 0;
+    connection_thread::carry carry_;
+    std::string out_;       // WebSocket: this client's message, its sequence number in front
+    bool retired_ = false;  // --reconnect: replaced (or about to be) by a new connection
     clock::time_point next_send_{};
     std::int64_t sent_at_ = 0;
     bool in_flight_ = false;
@@ -224,6 +317,8 @@ public:
     template <class OnFrame>
     void feed(const unsigned char* p, std::size_t n, OnFrame&& on_frame) {
         while (n > 0) {
+            take_code(p, n);
+            if (n == 0) break;
             if (skip_ > 0) {
                 const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, n));
                 skip_ -= k;
@@ -246,13 +341,28 @@ public:
             on_frame(header_[0] & 0x0fU);
             skip_ = length;
             have_ = 0;
+            if ((header_[0] & 0x0fU) == 0x8 && length >= 2) code_bytes_ = 2;  // the close code follows
         }
     }
 
+    [[nodiscard]] std::uint16_t close_code() const noexcept { return close_code_; }
+
 private:
+    // The close frame's code, big-endian, taken from the payload as it is skipped.
+    void take_code(const unsigned char*& p, std::size_t& n) {
+        while (code_bytes_ > 0 && n > 0 && skip_ > 0) {
+            close_code_ = static_cast<std::uint16_t>((close_code_ << 8) | *p++);
+            --n;
+            --skip_;
+            --code_bytes_;
+        }
+    }
+
     std::array<unsigned char, 14> header_{};
     std::size_t have_ = 0;
     std::uint64_t skip_ = 0;
+    unsigned code_bytes_ = 0;
+    std::uint16_t close_code_ = 0;
 };
 
 // Raw TCP echo: the server echoes bytes as they arrive; a message is back when all its bytes are.
@@ -416,8 +526,11 @@ private:
         }
         if (server_dropped(ec)) return on_closed(outcome::dropped, now());
         if (ec) return on_closed(outcome::error, now(), ec.message());
+        if (in_flight())
+            on_echo(std::string_view(static_cast<const char*>(buffer_.cdata().data()), buffer_.size()));
+        else if (stamped())
+            ++rec().echo_mismatch;  // a message nobody awaited
         buffer_.consume(buffer_.size());
-        if (in_flight()) on_echo();
         read();
     }
 
@@ -434,8 +547,11 @@ private:
     void on_drained(boost::system::error_code ec, std::size_t n) {
         if (stopping()) return;
         if (server_dropped(ec)) {
-            if (close_frame_at_ >= 0)
-                return on_closed(outcome::other_close, close_frame_at_, "close frame instead of the heartbeat's drop");
+            if (close_frame_at_ >= 0) {
+                rec().close_code = scanner_.close_code();
+                return on_closed(outcome::other_close, close_frame_at_,
+                                 "close frame " + std::to_string(scanner_.close_code()) + " instead of the heartbeat's drop");
+            }
             return on_closed(outcome::dropped, now());
         }
         if (ec) return on_closed(outcome::error, now(), ec.message());
@@ -446,7 +562,7 @@ private:
     }
 
     void write_message() override {
-        ws_.async_write(asio::buffer(thread().payload),
+        ws_.async_write(asio::buffer(message()),
                         [self = shared()](boost::system::error_code ec, std::size_t) { self->on_written(ec); });
     }
 
@@ -492,19 +608,35 @@ void connection_thread::watch_lag(clock::time_point due) {
     });
 }
 
+namespace {
+
+std::shared_ptr<connection> make_connection(connection_thread& t, record& rec, std::uint64_t phase_seed,
+                                            asio::ip::address source) {
+    if (t.run.plan.proto == protocol::tcp) return std::make_shared<tcp_connection>(t, rec, phase_seed, source);
+    if (t.run.tls != nullptr)
+        return std::make_shared<ws_connection<asio::ssl::stream<tcp::socket>>>(t, rec, phase_seed, source, *t.run.tls);
+    return std::make_shared<ws_connection<tcp::socket>>(t, rec, phase_seed, source);
+}
+
+}  // namespace
+
 void connection_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::address source) {
     asio::post(io, [this, &rec, phase_seed, source] {
-        std::shared_ptr<connection> c;
-        if (run.plan.proto == protocol::tcp)
-            c = std::make_shared<tcp_connection>(*this, rec, phase_seed, source);
-        else if (run.tls != nullptr)
-            c = std::make_shared<ws_connection<asio::ssl::stream<tcp::socket>>>(*this, rec, phase_seed, source,
-                                                                                *run.tls);
-        else
-            c = std::make_shared<ws_connection<tcp::socket>>(*this, rec, phase_seed, source);
+        auto c = make_connection(*this, rec, phase_seed, source);
+        c->init(connections_.size(), {}, stamp_messages());
         connections_.push_back(c);
         c->start();
     });
+}
+
+void connection_thread::relaunch(std::size_t slot, record& rec, std::uint64_t phase_seed, asio::ip::address source,
+                                 carry c) {
+    rec.ref_low = rec.ref_high = rec.closed = -1;  // the new connection's clocks
+    rec.close_code = 0;
+    auto next = make_connection(*this, rec, phase_seed, source);
+    next->init(slot, c, stamp_messages());
+    connections_[slot] = next;  // the old one goes once its aborted operations have completed
+    next->start();
 }
 
 void connection_thread::release_closed_loop() {

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,6 +58,13 @@ struct record {
     std::uint32_t sent = 0;
     std::uint32_t echoed = 0;
     std::uint32_t late_sends = 0;  // active: the previous echo was not back when the next send was due
+    // WebSocket messages carry a sequence number (the first 8 bytes, when --message-size >= 8).
+    std::uint32_t messages = 0;       // distinct messages (sequence numbers) sent; `sent` counts resends too
+    std::uint32_t echoed_ok = 0;      // echoes of the awaited sequence number
+    std::uint32_t echo_mismatch = 0;  // echoes of another sequence number (out of order, duplicate, garbage)
+    std::uint32_t resent = 0;         // --reconnect: messages sent again on the new connection
+    std::uint32_t reconnects = 0;     // --reconnect: connections after the first that got up
+    std::uint8_t pending_at_end = 0;  // a message whose echo had not come when the run ended
     std::string detail;            // close reason or error message, when it is not the expected one
 };
 
@@ -69,6 +77,12 @@ struct live_counters {
     std::atomic<std::uint64_t> sent{0};
     std::atomic<std::uint64_t> echoed{0};
     std::array<std::atomic<std::uint64_t>, role_count> closed_by_server{};
+    // --reconnect: why a client connected again (the close that ended its connection, or the
+    // failed attempt that is retried).
+    std::atomic<std::uint64_t> going_away{0};            // close frame 1001
+    std::atomic<std::uint64_t> retry_connect_failed{0};  // an attempt's TCP connect failed
+    std::atomic<std::uint64_t> retry_upgrade_failed{0};  // an attempt's upgrade failed (e.g. 503 from a draining server)
+    std::atomic<std::uint64_t> retry_dropped{0};         // an attempt's connection ended before it was up
 };
 
 /// What every client needs to know about the run.
@@ -98,6 +112,25 @@ public:
     void start();
     /// Starts connection `rec` from `source` (any thread: posts onto this thread).
     void launch(record& rec, std::uint64_t phase_seed, asio::ip::address source);
+    /// --reconnect: what a client carries from one connection to the next.
+    struct carry {
+        std::uint64_t next_seq = 0;     // the next new sequence number
+        std::uint64_t awaited_seq = 0;  // the message in flight (when resend)
+        bool resend = false;            // its echo had not come back: send it again first
+        unsigned attempt = 0;           // 0: a first attempt; k: the k-th attempt (after k - 1 failed ones or a 1001)
+        bool was_up = false;            // the client has been connected (upgraded) before
+        std::int64_t closed_at = -1;    // when the close that started the reconnect arrived
+    };
+    /// --reconnect (on this thread): connection `slot` is replaced by a new one for `rec`.
+    void relaunch(std::size_t slot, record& rec, std::uint64_t phase_seed, asio::ip::address source, carry c);
+    [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+    std::vector<std::uint32_t> reconnect_us;       // --reconnect: server's close frame -> upgraded again
+    std::vector<std::uint32_t> reconnect_dead_us;  // the same for dead clients (they wait out --close-timeout)
+    std::mt19937_64 rng{0x5eed};              // --reconnect: the back-off's jitter
+    // WebSocket messages of at least 8 bytes carry a sequence number.
+    [[nodiscard]] bool stamp_messages() const noexcept {
+        return run.plan.proto == protocol::ws && run.plan.message_size >= 8;
+    }
     /// The run is over: close every connection from our side (any thread).
     void stop_all();
     /// Closed loop: active clients begin sending (any thread). Until then they hold their first

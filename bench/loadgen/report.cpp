@@ -106,6 +106,18 @@ void print_run(const run_result& r, std::ostream& out) {
         "%llu late sends\n",
         n(r.echo.sent), n(r.echo.echoed_active), r.echo.echoes_per_s, r.echo.rtt_ms.p50, r.echo.rtt_ms.p99,
         r.echo.rtt_ms.max, n(r.echo.late_sends));
+    if (r.reconnect) {
+        const auto& rc = *r.reconnect;
+        out << fmt(
+            "reconnect  %llu reconnects (%llu closes 1001; retried: %llu connect failed, %llu upgrade failed); close -> "
+            "up again p50 %.1f ms p99 %.1f ms max %.1f ms (dead clients: p50 %.1f ms, after --close-timeout)\n",
+            n(rc.reconnects), n(rc.going_away), n(rc.retry_connect_failed), n(rc.retry_upgrade_failed),
+            rc.reconnect_ms.p50, rc.reconnect_ms.p99, rc.reconnect_ms.max, rc.reconnect_dead_ms.p50);
+        out << fmt("sequence   %llu messages, %llu echoed in order, %llu resent, %llu pending at the end, %llu out of "
+                   "order  ->  echoes lost %llu\n",
+                   n(rc.messages), n(rc.echoed_in_order), n(rc.resent), n(rc.pending_at_end), n(rc.echo_mismatch),
+                   n(rc.echoes_lost));
+    }
     out << "server CPU window      s  messages   cpu %    cpu s    user     sys us/message  user us\n"
            "  (steady: every connection up -> end; kicks: -> last kick; after: last kick -> end, active clients "
            "only)\n";

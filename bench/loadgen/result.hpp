@@ -180,6 +180,25 @@ BOOST_DESCRIBE_STRUCT(sample_series, (),
                        machine_total_ticks, machine_steal_ticks, machine_irq_ticks, wheel_wakeups, wheel_expired,
                        asio_timer_rearms))
 
+/// --reconnect, and the sequence numbers every WebSocket message carries (README.md, "Reconnecting").
+struct reconnect_summary {
+    std::uint64_t reconnects = 0;            // connections after a client's first that got up
+    std::uint64_t going_away = 0;            // closes with 1001 that started a reconnect
+    std::uint64_t retry_connect_failed = 0;  // failed attempts, retried
+    std::uint64_t retry_upgrade_failed = 0;
+    distribution reconnect_ms;               // the server's close frame -> upgraded again (dead clients apart)
+    distribution reconnect_dead_ms;          // the same for dead clients: they never answer the close frame
+    std::uint64_t messages = 0;              // distinct messages sent (sequence numbers)
+    std::uint64_t echoed_in_order = 0;       // echoes of the awaited sequence number
+    std::uint64_t echo_mismatch = 0;         // echoes of any other (out of order, duplicate, unknown)
+    std::uint64_t resent = 0;                // sent again after a close cut them off
+    std::uint64_t pending_at_end = 0;        // in flight when the run ended
+    std::uint64_t echoes_lost = 0;           // messages - echoed_in_order - pending_at_end
+};
+BOOST_DESCRIBE_STRUCT(reconnect_summary, (),
+                      (reconnects, going_away, retry_connect_failed, retry_upgrade_failed, reconnect_ms, reconnect_dead_ms, messages,
+                       echoed_in_order, echo_mismatch, resent, pending_at_end, echoes_lost))
+
 struct run_result {
     std::string label;
     std::string date;  // UTC, ISO 8601
@@ -198,11 +217,12 @@ struct run_result {
     std::optional<machine_summary> machine;
     stats_documents stats;
     sample_series samples;
+    std::optional<reconnect_summary> reconnect;  // null without --reconnect
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
                       (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
                        dead_detection_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
-                       stats, samples))
+                       stats, samples, reconnect))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not
 /// a loadgen result of this version).

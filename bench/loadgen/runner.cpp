@@ -99,7 +99,13 @@ public:
             t->join();
             data_.rtt_us.insert(data_.rtt_us.end(), t->rtt_us.begin(), t->rtt_us.end());
             data_.lag_us.insert(data_.lag_us.end(), t->lag_us.begin(), t->lag_us.end());
+            data_.reconnect_us.insert(data_.reconnect_us.end(), t->reconnect_us.begin(), t->reconnect_us.end());
+            data_.reconnect_dead_us.insert(data_.reconnect_dead_us.end(), t->reconnect_dead_us.begin(),
+                                           t->reconnect_dead_us.end());
         }
+        data_.going_away = context_.counters.going_away.load();
+        data_.retry_connect_failed = context_.counters.retry_connect_failed.load();
+        data_.retry_upgrade_failed = context_.counters.retry_upgrade_failed.load();
         if (failure) std::rethrow_exception(failure);
     }
 

@@ -31,6 +31,9 @@ struct run_data {
     nanoseconds idle_timeout{0};  // the server's, from /stats unless given
     nanoseconds tick{0};
     unsigned fd_limit = 0;
+    // --reconnect
+    std::vector<std::uint32_t> reconnect_us, reconnect_dead_us;
+    std::uint64_t going_away = 0, retry_connect_failed = 0, retry_upgrade_failed = 0;
 };
 
 /// Runs `plan` against the server. Throws std::runtime_error if the server cannot be reached

@@ -131,6 +131,9 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
         ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
+        ("reconnect", "ws: a client the server closes with 1001 \"going away\" (a drain) connects again after a jittered back-off and carries on in its role, first sending again the message whose echo had not come back; failed attempts retry (bench/loadgen/README.md, \"Reconnecting\")")
+        ("reconnect-delay", po::value<duration_arg>(), "--reconnect: the back-off's base: the first attempt after a random 0..base, the k-th failed one after base * 2^k * 0.5..1.5, at most 5s (default 100ms)")
+        ("reconnect-attempts", po::value(&s.reconnect_attempts)->default_value(s.reconnect_attempts), "--reconnect: attempts per close before the client counts as failed")
         ("combine", po::value(&cmd.inputs)->multitoken(), "combine result files (wheel first, then asio) into ratios, JSON and SVG");
     // clang-format on
     const auto options = tools::parse_options(argc, argv, desc, "loadgen", out, err, exit_code);
@@ -160,6 +163,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     get("allowance", s.allowance);
     get("duration", s.duration);
     get("stats-interval", s.stats_interval);
+    get("reconnect-delay", s.reconnect_delay);
+    s.reconnect = vm.count("reconnect") != 0U;
     s.progress = vm.count("no-progress") == 0U;
     s.closed_loop = vm.count("closed-loop") != 0U;
     s.tls = vm.count("tls") != 0U;
@@ -196,6 +201,9 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (s.interval <= nanoseconds::zero()) return fail("--interval must be > 0");
     if (s.duration <= nanoseconds::zero()) return fail("--duration must be > 0");
     if (s.stats_interval < std::chrono::milliseconds(50)) return fail("--stats-interval must be at least 50ms");
+    if (s.reconnect && s.proto != protocol::ws) return fail("--reconnect is for WebSocket clients (--protocol ws)");
+    if (s.reconnect && (s.reconnect_delay <= nanoseconds::zero() || s.reconnect_attempts == 0))
+        return fail("--reconnect-delay and --reconnect-attempts must be > 0");
 
     const bool any_share = vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") != 0U;
     if (!any_share) {

@@ -73,6 +73,12 @@ struct scenario {
     std::string svg_path;
     std::string label;
     bool progress = true;
+    // --reconnect: a WebSocket client closed by the server with 1001 "going away" (a drain)
+    // connects again after a jittered back-off and carries on in its role; the message whose
+    // echo had not come back is sent again first. Failed attempts of a reconnect retry.
+    bool reconnect = false;
+    nanoseconds reconnect_delay = std::chrono::milliseconds(100);  // the back-off's base
+    unsigned reconnect_attempts = 30;                               // per close, then a failure
 };
 
 /// What the command line asks for: a run, or combining two result files into a comparison.

@@ -321,7 +321,8 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
                                "idlewheel_demo_wheel_idle_wakeups_total", "idlewheel_demo_wheel_expiry_lateness_seconds",
                                "idlewheel_demo_liveness_reader_idle_total", "idlewheel_demo_liveness_pings_sent_total",
                                "idlewheel_demo_liveness_dead_peers_total", "idlewheel_demo_liveness_handshake_timeouts_total",
-                               "idlewheel_demo_liveness_operation_timeouts_total", "idlewheel_demo_draining", "process_resident_memory_bytes",
+                               "idlewheel_demo_liveness_operation_timeouts_total", "idlewheel_demo_draining", "idlewheel_demo_messages_unechoed_total",
+                               "idlewheel_demo_websocket_going_away_total", "idlewheel_demo_healthz_requests_total", "process_resident_memory_bytes",
                                "process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_start_time_seconds"})
         BOOST_TEST(before.type.count(family) == 1U, "no family " << family);
     for (const auto& cause : close_cause_names_for_test) BOOST_TEST(before.find("idlewheel_demo_sessions_closed_total", {{"cause", cause}}) != nullptr, cause);
@@ -413,6 +414,12 @@ BOOST_AUTO_TEST_CASE(http_answers_while_websockets_drain) {
     const auto first = read_reply(keep_alive, pending, clock::now() + 5s);
     BOOST_TEST_REQUIRE((first && first->status == 200));
     BOOST_TEST(first->body.find("\"draining\":false") != std::string::npos, first->body);
+    // GET /healthz: 200 while serving, counted.
+    const auto healthy = raw_http(srv.host(), srv.http_port(), get_request("/healthz", false));
+    BOOST_TEST(healthy.response.rfind("HTTP/1.1 200", 0) == 0U, healthy.response);
+    const auto m0 = scrape(srv);
+    BOOST_TEST(m0.value("idlewheel_demo_healthz_requests_total", {{"status", "200"}}) == 1);
+    BOOST_TEST(m0.value("idlewheel_demo_healthz_requests_total", {{"status", "503"}}) == 0);
 
     // The clients answer the server's close frames and then close TCP, as a browser would, on
     // their own thread.
@@ -451,6 +458,18 @@ BOOST_AUTO_TEST_CASE(http_answers_while_websockets_drain) {
     const auto m1 = scrape(srv);
     EXPECT_VALID(m1);
     BOOST_TEST(m1.value("idlewheel_demo_draining") == 1);
+    // GET /healthz: 503 from the signal on (a load balancer takes the server out of rotation),
+    // on a new connection and on the one opened before the signal; counted.
+    const auto draining = raw_http(srv.host(), srv.http_port(), get_request("/healthz", false));
+    BOOST_TEST(draining.response.rfind("HTTP/1.1 503", 0) == 0U, draining.response);
+    BOOST_TEST(draining.response.find("draining") != std::string::npos, draining.response);
+    BOOST_TEST_REQUIRE((keep_alive.send_all(get_request("/healthz", true)) == io_status::ok));
+    const auto health_old = read_reply(keep_alive, pending, clock::now() + 5s);
+    BOOST_TEST_REQUIRE(health_old.has_value(), "/healthz not answered on the keep-alive connection during the drain");
+    BOOST_TEST(health_old->status == 503);
+    const auto m2 = scrape(srv);
+    BOOST_TEST(m2.value("idlewheel_demo_healthz_requests_total", {{"status", "200"}}) == 1);
+    BOOST_TEST(m2.value("idlewheel_demo_healthz_requests_total", {{"status", "503"}}) == 2);
     // The connection opened before the signal is still served.
     BOOST_TEST_REQUIRE((keep_alive.send_all(get_request("/metrics", true)) == io_status::ok));
     const auto on_old = read_reply(keep_alive, pending, clock::now() + 5s);
