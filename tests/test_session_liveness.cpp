@@ -321,6 +321,19 @@ BOOST_AUTO_TEST_CASE(idle_in_handshake_extreme_times) {
         BOOST_TEST(name(f.events[0].event) == "handshake timeout");
         BOOST_TEST(f.events[0].at == 100);
     }
+    {
+        // Idle longer than an activity mark may live (max_mark_age ticks, 41 s at 10 ms): the
+        // entry looks early and settles the handshake phase's reads as it does the open phase's.
+        session_fixture f({.handshake_timeout = 200s, .idle_timeout = 60s, .idle_in_handshake = true});
+        f.session->start_handshake();
+        f.step_to(200'000, [&](std::int64_t t) {
+            if (t == 1'000 || t == 45'000) f.session->on_read();
+        });
+        BOOST_TEST_REQUIRE(f.events.size() == 1U);
+        BOOST_TEST(name(f.events[0].event) == "idle");
+        BOOST_TEST(f.events[0].at >= 105'000);
+        BOOST_TEST(f.events[0].at * 1000 <= (105'000 + 2 * tick_ms) * 1000 + unit_us);
+    }
 }
 
 // A restart after an idle verdict starts idle from the new start_handshake(), not from the
