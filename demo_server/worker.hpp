@@ -149,7 +149,7 @@ struct liveness_configs {
           websocket(w, wheel, websocket_options(c), stats) {}
 
     liveness_config tcp;        // reader idle; the drain after the client's FIN (--close-timeout)
-    liveness_config http;       // the handshake deadline, reader idle between requests
+    liveness_config http;       // the handshake deadline and reader idle from accept, reader idle between requests
     liveness_config websocket;  // reader idle, heartbeat, the close handshake (--close-timeout)
 
     // --close-timeout 0 keeps meaning "at once" (the next tick), not "unbounded" (a 0 turns a
@@ -160,13 +160,14 @@ struct liveness_configs {
     static idlewheel::session_liveness_options tcp_options(const config& c) {
         return {.idle_timeout = c.idle_timeout, .close_timeout = close_time(c)};
     }
-    // Reader idle runs from accept in every mode, and the handshake phase watches only its
-    // deadline: when --idle-timeout is the shorter, it is the deadline (the policy reports it
-    // as idle: nothing was read since accept).
+    // Reader idle runs from accept in every mode: in the handshake phase beside its deadline
+    // (idle_in_handshake), each its own verdict, counted as itself (reader_idle,
+    // handshake_timeouts); the deadline when both are due at one look, as --timers=asio.
     static idlewheel::session_liveness_options http_options(const config& c) {
-        return {.handshake_timeout = std::min(c.handshake_timeout, c.idle_timeout),
+        return {.handshake_timeout = c.handshake_timeout,
                 .idle_timeout = c.idle_timeout,
-                .close_timeout = close_time(c)};
+                .close_timeout = close_time(c),
+                .idle_in_handshake = true};
     }
     static idlewheel::session_liveness_options websocket_options(const config& c) {
         const bool pings = c.ping_interval > std::chrono::nanoseconds::zero();

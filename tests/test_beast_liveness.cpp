@@ -671,6 +671,45 @@ BOOST_AUTO_TEST_CASE(handshake_step_before_start_is_false) {
     BOOST_TEST((f.live().current() == lone_phase::stopped));
 }
 
+// With the options' idle_in_handshake, a peer that sends nothing is idle before the handshake
+// deadline; before the upgrade there is no WebSocket to close, so the socket is closed at once
+// (as for a handshake timeout), counted as reader idle only, and the upgrade is refused. Over a
+// real loopback connection: the client sees the close no sooner than the idle time.
+BOOST_AUTO_TEST_CASE(idle_in_handshake_closes_the_socket_before_the_upgrade) {
+    const auto idle = 150ms;
+    net::io_context io;
+    idlewheel::wheel_timer wheel{io};
+    idlewheel::liveness_stats stats;
+    lone_session::config_type config(
+        wheel, {.handshake_timeout = 5s, .idle_timeout = idle, .idle_in_handshake = true}, &stats);
+    tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), 0});
+    tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());
+    auto session = std::make_shared<lone_session>(io, config);
+    acceptor.accept(session->ws.next_layer());
+    const auto t0 = steady_clock::now();
+    session->live.start();
+    bool closed = false;
+    beast::error_code read_ec;
+    steady_clock::duration closed_after{};
+    std::array<char, 64> sink{};
+    client.async_read_some(net::buffer(sink), [&](beast::error_code ec, std::size_t) {
+        read_ec = ec;
+        closed_after = steady_clock::now() - t0;
+        closed = true;
+    });
+    BOOST_REQUIRE(run_until(io, [&] { return closed; }, patience));
+    BOOST_TEST((read_ec == net::error::eof || read_ec == net::error::connection_reset), read_ec.message());
+    BOOST_TEST(ms(closed_after) >= ms(idle));
+    BOOST_TEST(ms(closed_after) < ms(idle) + 2500);  // far before the 5 s deadline
+    BOOST_TEST((session->live.verdict() == idlewheel::liveness_event::idle));
+    BOOST_TEST(!session->live.expired());
+    BOOST_TEST(stats.reader_idle == 1U);
+    BOOST_TEST(stats.handshake_timeouts == 0U);
+    BOOST_TEST(!session->live.accepted({}));  // an upgrade reported now is refused
+    BOOST_TEST(!session->ws.next_layer().is_open());
+}
+
 // Beast's suggested timeouts set BEFORE start() are harmless: start() turns them off.
 BOOST_AUTO_TEST_CASE(beast_timeout_before_start_is_turned_off) {
     lone_fixture f(5s);

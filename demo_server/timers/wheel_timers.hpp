@@ -125,7 +125,8 @@ private:
 };
 
 // HTTP/WebSocket: from accept, the handshake phase on the worker's `http` config (a hard
-// deadline to the end of the first request or of the upgrade); then reader idle between
+// deadline to the end of the first request or of the upgrade, and reader idle beside it, each
+// its own verdict: session_liveness_options::idle_in_handshake); then reader idle between
 // requests, without a heartbeat (an HTTP keep-alive session is never pinged). started(true),
 // after an upgrade, replaces the object with one on the `websocket` config: reader idle and the
 // heartbeat from now. closing() enters (or starts again) the close deadline.
@@ -146,7 +147,7 @@ public:
     }
     void handshake_done() noexcept { (void)base::live_.handshake_done(); }  // false: not in its handshake
     void started(bool websocket) {
-        // At accept (websocket false) reader idle already runs: see the `http` config's deadline.
+        // At accept (websocket false) reader idle already runs: the `http` config's idle_in_handshake.
         if (!websocket || base::live_.current() != phase::open) return;
         liveness_config& c = base::owner().shared_liveness->websocket;
         Session& s = base::session();
@@ -165,27 +166,14 @@ public:
     void stop_all() noexcept { base::stop_all(); }
 
 private:
-    static void on_event(const liveness_config& c, Session& s, idlewheel::liveness_event e) {
+    static void on_event(const liveness_config&, Session& s, idlewheel::liveness_event e) {
         switch (e) {
             case idlewheel::liveness_event::idle: return s.on_idle();
             case idlewheel::liveness_event::send_ping: return s.send_ping();
             case idlewheel::liveness_event::dead_peer: return s.on_dead_peer();
-            case idlewheel::liveness_event::handshake_timeout: return on_handshake_deadline(c, s);
+            case idlewheel::liveness_event::handshake_timeout: return s.on_handshake_timeout();
             case idlewheel::liveness_event::close_timeout: return s.on_close_timeout();
         }
-    }
-
-    // The `http` deadline is --handshake-timeout, or --idle-timeout when that is shorter: then
-    // nothing was read since accept for --idle-timeout, and the session is idle, as in the
-    // other modes (counted as reader_idle, not as a handshake timeout).
-    static void on_handshake_deadline(const liveness_config& c, Session& s) {
-        const auto& cfg = c.owner.cfg;
-        if (cfg.idle_timeout < cfg.handshake_timeout) {
-            --c.stats()->handshake_timeouts;
-            ++c.stats()->reader_idle;
-            return s.on_idle();
-        }
-        s.on_handshake_timeout();
     }
 };
 

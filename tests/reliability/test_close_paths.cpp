@@ -462,6 +462,34 @@ BOOST_AUTO_TEST_CASE(silent_connection_is_idle_before_its_handshake_deadline) {
     if (timers_mode() == "wheel") BOOST_TEST(after.integer("wheel.reader_idle") - before.integer("wheel.reader_idle") == 1);
 }
 
+// The other way round, and both at once: a silent connection whose --handshake-timeout comes
+// first, or together with --idle-timeout, is closed at the deadline as handshake_timeout and
+// counted as that only, never as idle (reader idle runs beside the deadline in every mode; the
+// deadline wins a tie, in --timers=wheel as in asio).
+BOOST_AUTO_TEST_CASE(silent_connection_meets_its_handshake_deadline_first_or_together) {
+    if (timers_mode() == "none") {
+        BOOST_TEST_MESSAGE("--timers=none: no handshake deadline by design");
+        return;
+    }
+    for (const auto* idle : {"10s", "500ms"}) BOOST_TEST_CONTEXT("--idle-timeout " << idle) {
+        server srv({"--idle-timeout", idle, "--handshake-timeout", "500ms"});
+        const auto before = srv.stats();
+        auto s = raw_socket::connect(srv.host(), srv.http_port());
+        const auto from = clock::now();
+        BOOST_TEST_REQUIRE(s.wait_peer_gone(clock::now() + 500ms + slack), "the silent connection was kept");
+        BOOST_TEST(ms(clock::now() - from) >= 500 - 20, "closed before --handshake-timeout");
+        BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.handshake_timeout") > before.integer("closed.handshake_timeout"); }, 5s));
+        // The wheel's counters reach /stats a little later than the closed.* ones.
+        BOOST_TEST(wait_until([&] { return timers_mode() != "wheel" || srv.stats().integer("wheel.handshake_timeouts") > before.integer("wheel.handshake_timeouts"); }, 5s));
+        const auto after = srv.stats();
+        BOOST_TEST(after.integer("closed.handshake_timeout") - before.integer("closed.handshake_timeout") == 1);
+        BOOST_TEST(after.integer("closed.http_idle") == before.integer("closed.http_idle"));
+        BOOST_TEST(after.integer("wheel.reader_idle") == before.integer("wheel.reader_idle"));
+        if (timers_mode() == "wheel")
+            BOOST_TEST(after.integer("wheel.handshake_timeouts") - before.integer("wheel.handshake_timeouts") == 1);
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(backlog_budget)

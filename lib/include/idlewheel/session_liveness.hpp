@@ -55,6 +55,16 @@ struct session_liveness_options {
     std::chrono::nanoseconds pong_timeout{0};       ///< time to answer a ping; must be > 0 with ping_interval
     std::chrono::nanoseconds jitter{0};             ///< spread of the per-session offset added to ping_interval
     std::chrono::nanoseconds close_timeout{0};      ///< start_close() / on_peer_close() / idle to the end of the close
+    /// Reader idle in the handshake phase too, beside the handshake deadline, for a protocol
+    /// whose handshake is its first request and whose idle time may be the shorter (HTTP: a
+    /// connection that sends nothing for idle_timeout is idle, not slow). Idle then runs from
+    /// start_handshake(), on_read() starts it again, and the handshake deadline stays hard:
+    /// each is its own verdict, counted as itself (reader_idle, handshake_timeouts); when both
+    /// are due at one look, the handshake deadline. An idle verdict in the handshake phase is
+    /// the open phase's: the closing phase begins (close_timeout bounds it) and
+    /// handshake_done() is false from then on. Off (the default), or with idle_timeout 0: the
+    /// handshake phase watches its deadline only, and idle runs from handshake_done().
+    bool idle_in_handshake = false;
 };
 
 template <class Wheel>
@@ -96,6 +106,7 @@ public:
                 "idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
         handshake_ = units(options.handshake_timeout);
         idle_ = units(options.idle_timeout);
+        idle_in_handshake_ = options.idle_in_handshake && idle_ != 0;
         interval_ = units(options.ping_interval);
         pong_ = units(options.pong_timeout);
         jitter_ = units(options.jitter);
@@ -147,6 +158,7 @@ private:
     liveness_stats* stats_;
     duration unit_{};
     std::uint32_t handshake_ = 0, idle_ = 0, interval_ = 0, pong_ = 0, jitter_ = 0, close_ = 0;
+    bool idle_in_handshake_ = false;  // options.idle_in_handshake with an idle_timeout
     session_liveness_options options_;
 };
 
@@ -169,7 +181,9 @@ private:
    @endverbatim
  *
  *  - handshake: a hard deadline from start_handshake() (call it at accept, before reading the
- *    HTTP request: bytes arriving never extend it) to handshake_done();
+ *    HTTP request: bytes arriving never extend it) to handshake_done(); with
+ *    session_liveness_options::idle_in_handshake, reader idleness beside it, from
+ *    start_handshake() (verdict idle, which starts the closing phase as in the open phase);
  *  - open: reader idleness (no message for idle_timeout: verdict idle, which also starts the
  *    closing phase) and a heartbeat (after ping_interval + this session's jitter offset
  *    without anything from the peer, event send_ping; nothing within pong_timeout after it:
@@ -239,19 +253,22 @@ public:
     /// Unlinks the entry in O(1): no handler runs for a destroyed session.
     ~basic_session_liveness() = default;  // the entry unlinks itself
 
-    /// Enters the handshake phase with its deadline (none if handshake_timeout is 0). Call it
-    /// at accept, before reading anything. Reads the clock once.
+    /// Enters the handshake phase with its deadline (none if handshake_timeout is 0), and with
+    /// reader idle from now if the options ask for it (idle_in_handshake). Call it at accept,
+    /// before reading anything. Reads the clock once.
     /// @throws system_error error::too_many_pending or error::stopped (then stopped).
     void start_handshake() {
         const duration now = access::elapsed_now(wheel());
         reset(phase::handshake);
         if (config().handshake_ != 0) deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().handshake_);
+        if (config().idle_in_handshake_) read_ = time31(ceil_units(now));
         arm_first(now);
     }
 
     /// The handshake completed: enters the open phase (idle and heartbeat from now). False if
     /// the session is not in its handshake any more: the deadline passed before this success
-    /// was reported (the connection is being dropped), or it was stopped: do not trust it.
+    /// was reported (the connection is being dropped), it was idle (idle_in_handshake: it is
+    /// closing), or it was stopped: do not trust it.
     [[nodiscard]] bool handshake_done() {
         if (phase_ != phase::handshake) return false;
         start();
@@ -267,7 +284,8 @@ public:
         arm_first(now);
     }
 
-    /// A message arrived: the session is not idle and the peer is alive. Two adjacent 32-bit stores
+    /// A message arrived: the session is not idle and the peer is alive (in the handshake
+    /// phase, with idle_in_handshake, idle starts again; the deadline does not move). Two adjacent 32-bit stores
     /// (and once per tick for the whole wheel, a flag and a wake-up request). No clock.
     void on_read() noexcept { read_ = heard_ = access::compact_activity_mark(wheel()); }
 
@@ -453,11 +471,12 @@ private:
     [[nodiscard]] std::uint64_t next_check(duration now) noexcept {
         const std::uint64_t now_u = floor_units(now);
         switch (phase_) {
-            case phase::handshake:
-            case phase::closing:
-                return (phase_ == phase::handshake ? config().handshake_ : config().close_) == 0
-                           ? never
-                           : full32(deadline_, now_u);
+            case phase::handshake: {
+                std::uint64_t next = config().handshake_ == 0 ? never : full32(deadline_, now_u);
+                if (config().idle_in_handshake_) next = std::min(next, settle(read_, now, now_u) + config().idle_);
+                return next;
+            }
+            case phase::closing: return config().close_ == 0 ? never : full32(deadline_, now_u);
             case phase::open: {
                 std::uint64_t next = never;
                 if (config().idle_ != 0) next = settle(read_, now, now_u) + config().idle_;
@@ -496,28 +515,39 @@ private:
         c.handler_(c.context_, *this, e);  // last: it may destroy *this
     }
 
+    // The idle verdict (open phase, or handshake phase with idle_in_handshake): it starts the
+    // closing phase, unlike the other verdicts, which end the session.
+    void idle_verdict(duration now) {
+        enter_closing(now);  // arms the close deadline (a stopped wheel leaves it stopped)
+        verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(liveness_event::idle) + 1U);
+        if (config().stats_ != nullptr) ++config().stats_->reader_idle;
+        notify(liveness_event::idle);
+    }
+
     // The entry came due.
     void check() {
         const duration now = access::wake_elapsed(wheel());
         const std::uint64_t now_u = floor_units(now);
         const config_type& c = config();
-        if (phase_ == phase::handshake || phase_ == phase::closing) {
+        if (phase_ == phase::handshake) {
+            // The deadline first: when both are due at one look, it is the verdict.
+            if (c.handshake_ != 0 && now_u >= full32(deadline_, now_u))
+                return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
+            if (c.idle_in_handshake_ && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
+            const std::uint64_t at = next_check(now);  // an early look (the mark horizon), or a read: not yet
+            if (at != never) arm(now, at);
+            return;
+        }
+        if (phase_ == phase::closing) {
             const std::uint64_t due = full32(deadline_, now_u);
             if (now_u < due) {  // an early look (the mark horizon): not yet
                 arm(now, due);
                 return;
             }
-            if (phase_ == phase::handshake)
-                return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
             return conclude(liveness_event::close_timeout, &liveness_stats::operation_timeouts);
         }
         if (phase_ != phase::open) return;
-        if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) {
-            enter_closing(now);  // arms the close deadline (a stopped wheel leaves it stopped)
-            verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(liveness_event::idle) + 1U);
-            if (c.stats_ != nullptr) ++c.stats_->reader_idle;
-            return notify(liveness_event::idle);
-        }
+        if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
         if (c.interval_ != 0) {
             if ((flags_ & awaiting) != 0) {
                 if (detail::activity_epochs::is_compact_mark(heard_)) {

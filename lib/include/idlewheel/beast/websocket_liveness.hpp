@@ -141,7 +141,9 @@ private:
  *    (Beast allows one). Pings are never counted as our writes or messages.
  *  - idle: the close handshake, 1000 "idle timeout", once, and only if the peer has not
  *    started one; the close deadline runs from then. close(reason) starts an application close
- *    under the same rules.
+ *    under the same rules. An idle verdict while the stream is not open (before the upgrade
+ *    completed, with the options' idle_in_handshake; or after Beast failed it) has no
+ *    WebSocket to close: the socket is closed at once, as for a handshake timeout.
  *  - dead_peer, handshake_timeout, close_timeout: the socket is closed at once; every pending
  *    operation completes with operation_aborted.
  * The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
@@ -345,6 +347,10 @@ private:
                 return;
             }
             case liveness_event::idle:
+                if (!stream().is_open()) {  // no WebSocket (yet, with idle_in_handshake): nothing to close
+                    idlewheel::beast::drop(stream());
+                    return;
+                }
                 if (!peer_closing()) send_close(idle_close_reason());
                 return;
             case liveness_event::dead_peer:
