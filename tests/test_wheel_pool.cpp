@@ -337,7 +337,7 @@ BOOST_FIXTURE_TEST_CASE(async_stop_stops_every_shard_and_returns_what_never_ran,
 struct fake_session : std::enable_shared_from_this<fake_session> {
     fake_session(idlewheel::wheel_pool::shard& s, idlewheel::liveness_stats& st, std::atomic<int>& idles)
         : shard(s),
-          watch(s.wheel(), idlewheel::idle_member<&fake_session::on_idle>(this), reader_idle(), &st),
+          watch(s.wheel(), idlewheel::bind_member<&fake_session::on_idle>(this), reader_idle(), &st),
           idle_count(idles) {}
     static idlewheel::idle_options reader_idle() {
         idlewheel::idle_options o;

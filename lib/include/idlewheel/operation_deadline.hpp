@@ -26,7 +26,7 @@ namespace idlewheel {
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *
- *     idlewheel::operation_deadline handshake{wheel, idlewheel::call_member<&session::on_late>(this),
+ *     idlewheel::operation_deadline handshake{wheel, idlewheel::bind_member<&session::on_late>(this),
  *                                             idlewheel::error::handshake_timeout};
  *     handshake.expires_after(5s);          // from accept
  *     ws.async_accept(...);                 // bytes arriving do NOT extend a deadline
@@ -123,7 +123,7 @@ private:
     error cause_;
     liveness_stats* stats_;
     bool expired_ = false;
-    timer_node node_{call_member<&basic_operation_deadline::fire>(this)};
+    timer_node node_{bind_member<&basic_operation_deadline::fire>(this)};
 };
 
 /// The operation deadline for idlewheel::wheel_timer (steady_clock).
