@@ -196,4 +196,7 @@ BOOST_AUTO_TEST_CASE(session_liveness_config_takes_a_bound_handler) {
     BOOST_TEST(t.verdicts[0].second >= 100);
     BOOST_TEST(t.verdicts[1].second >= t.verdicts[0].second + 50);
     BOOST_TEST(t.session_seen == static_cast<const void*>(&session));
+    // The close deadline is counted as such, not as an operation timeout.
+    BOOST_TEST(s.live.close_timeouts == 1U);
+    BOOST_TEST(s.live.operation_timeouts == 0U);
 }

@@ -297,6 +297,7 @@ BOOST_FIXTURE_TEST_CASE(stats_count_each_kind, idle_fixture) {
     BOOST_TEST(st.dead_peers == 0U);
     BOOST_TEST(st.handshake_timeouts == 0U);
     BOOST_TEST(st.operation_timeouts == 0U);
+    BOOST_TEST(st.close_timeouts == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

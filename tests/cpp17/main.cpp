@@ -319,7 +319,7 @@ void session_liveness_objects() {
     CHECK(in_time.events.size() == 2U);
     CHECK(!in_time.events.empty() && in_time.events.front() == idlewheel::liveness_event::idle);
     CHECK(in_time.events.size() == 2U && in_time.events.back() == idlewheel::liveness_event::close_timeout);
-    CHECK(stats.reader_idle == 1U && stats.handshake_timeouts == 1U && stats.operation_timeouts == 1U);
+    CHECK(stats.reader_idle == 1U && stats.handshake_timeouts == 1U && stats.close_timeouts == 1U && stats.operation_timeouts == 0U);
 
     // stream_liveness: the same machine over a raw socket (never opened here: closing it is a no-op).
     idlewheel::session_liveness_options stream_times;

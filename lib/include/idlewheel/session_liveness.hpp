@@ -234,7 +234,7 @@ private:
  *
  * Outcomes are counted in the config's liveness_stats: idle -> reader_idle, send_ping ->
  * pings_sent, dead_peer -> dead_peers, handshake_timeout -> handshake_timeouts,
- * close_timeout -> operation_timeouts.
+ * close_timeout -> close_timeouts.
  */
 template <class Wheel>
 class basic_session_liveness : private detail::shared_entry {
@@ -528,7 +528,7 @@ private:
             }
             if (phase_ == phase::handshake)
                 return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
-            return conclude(liveness_event::close_timeout, &liveness_stats::operation_timeouts);
+            return conclude(liveness_event::close_timeout, &liveness_stats::close_timeouts);
         }
         if (phase_ != phase::open) return;
         if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) {
