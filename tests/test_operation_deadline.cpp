@@ -121,7 +121,8 @@ BOOST_AUTO_TEST_CASE(cancel_before_T_prevents_it_and_returns_true) {
 // The operation completes just after the deadline ran: too late, cancel() says so and the
 // session can still tell why its operation failed.
 BOOST_AUTO_TEST_CASE(cancel_after_expiry_returns_false_and_reason_tells_the_cause) {
-    for (const auto cause : {idlewheel::error::handshake_timeout, idlewheel::error::operation_timeout}) {
+    for (const auto cause :
+         {idlewheel::error::handshake_timeout, idlewheel::error::close_timeout, idlewheel::error::operation_timeout}) {
         BOOST_TEST_CONTEXT("cause " << make_error_code(cause).message()) {
             scene s;
             session op(s, cause);
@@ -136,8 +137,12 @@ BOOST_AUTO_TEST_CASE(cancel_after_expiry_returns_false_and_reason_tells_the_caus
             const error_code ec = op.deadline->reason();
             BOOST_TEST(ec == make_error_code(cause));
             BOOST_TEST((ec.category() == idlewheel::error_category()));
+            BOOST_TEST(ec.message() == (cause == idlewheel::error::handshake_timeout ? "handshake timeout"
+                                        : cause == idlewheel::error::close_timeout ? "close timeout"
+                                                                                   : "operation timeout"));
             const auto st = s.live;
             BOOST_TEST(st.handshake_timeouts == (cause == idlewheel::error::handshake_timeout ? 1U : 0U));
+            BOOST_TEST(st.close_timeouts == (cause == idlewheel::error::close_timeout ? 1U : 0U));
             BOOST_TEST(st.operation_timeouts == (cause == idlewheel::error::operation_timeout ? 1U : 0U));
         }
     }

@@ -200,7 +200,7 @@ public:
           handshake_(owner.wheel_, idlewheel::bind_member<&session::on_handshake_late>(this),
                      idlewheel::error::handshake_timeout, &owner.live_),
           close_deadline_(owner.wheel_, idlewheel::bind_member<&session::on_close_late>(this),
-                          idlewheel::error::operation_timeout, &owner.live_),
+                          idlewheel::error::close_timeout, &owner.live_),
           idle_(owner.wheel_, idlewheel::bind_member<&session::on_idle>(this), idle_options_for(owner.options_),
                 &owner.live_),
           heartbeat_(owner.wheel_, idlewheel::bind_member<&session::on_heartbeat>(this), owner.options_.heartbeat,

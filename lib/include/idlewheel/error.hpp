@@ -42,6 +42,10 @@ enum class error {
     handshake_timeout,
     /// An operation given a deadline with operation_deadline did not complete in time.
     operation_timeout,
+    /// A close handshake given a deadline with operation_deadline did not complete in time
+    /// (counted in liveness_stats::close_timeouts; session_liveness's own close deadline is the
+    /// verdict liveness_event::close_timeout).
+    close_timeout,
 };
 
 namespace detail {
@@ -68,6 +72,7 @@ public:
             case deprecated_dead_peer: return "peer did not answer a ping in time";
             case static_cast<int>(error::handshake_timeout): return "handshake timeout";
             case static_cast<int>(error::operation_timeout): return "operation timeout";
+            case static_cast<int>(error::close_timeout): return "close timeout";
             default: break;
         }
         return "unknown idlewheel error";

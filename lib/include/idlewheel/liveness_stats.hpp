@@ -24,10 +24,11 @@ struct liveness_stats {
     std::uint64_t pings_sent = 0;          ///< heartbeat pings asked for
     std::uint64_t dead_peers = 0;          ///< heartbeat peers declared dead (no answer in time)
     std::uint64_t handshake_timeouts = 0;  ///< deadlines expired with error::handshake_timeout
-    /// Other deadline expiries (operation_deadline with any other error). Close deadlines
-    /// were counted here until 1.0.x; they are close_timeouts now.
+    /// Other deadline expiries (operation_deadline with any cause but handshake_timeout and
+    /// close_timeout). Close deadlines were counted here until 1.0.x; they are close_timeouts now.
     std::uint64_t operation_timeouts = 0;
-    /// Close handshakes ended by their deadline (liveness_event::close_timeout). Last, so that
+    /// Close handshakes ended by their deadline (liveness_event::close_timeout, or an
+    /// operation_deadline whose cause is error::close_timeout). Last, so that
     /// an aggregate initialization written for 1.0 keeps its meaning.
     std::uint64_t close_timeouts = 0;
 

@@ -61,8 +61,10 @@ namespace idlewheel {
 template <class Wheel>
 class basic_operation_deadline {
 public:
-    /// `cause` names what expiry means (error::handshake_timeout or error::operation_timeout);
-    /// it is counted by cause in `*stats` (if not null) and returned by reason(). Not armed.
+    /// `cause` names what expiry means (error::handshake_timeout, error::close_timeout or
+    /// error::operation_timeout); it is counted by cause in `*stats` (if not null:
+    /// handshake_timeouts, close_timeouts, operation_timeouts for any other cause) and returned
+    /// by reason(). Not armed.
     /// @param wheel the wheel; must outlive the deadline.
     /// @param on_expire what an expiry calls (typically: close the socket).
     /// @param cause the error expiry means.
@@ -114,7 +116,9 @@ private:
     void fire() {
         expired_ = true;
         if (stats_ != nullptr)
-            ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts : stats_->operation_timeouts);
+            ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts
+               : cause_ == error::close_timeout   ? stats_->close_timeouts
+                                                  : stats_->operation_timeouts);
         on_expire_.function(on_expire_.context);
     }
 
