@@ -93,6 +93,14 @@ static_assert(!std::is_convertible_v<timer_binding, session_handler>);
 // Not to a plain function pointer, nor to anything that is not a {function, context} pair.
 static_assert(!std::is_convertible_v<timer_binding, void (*)(void*)>);
 static_assert(!std::is_convertible_v<timer_binding, int>);
+// A const object cannot be a handler's (non-const) context.
+struct const_callable {
+    void f() const {}
+};
+static_assert(!std::is_convertible_v<idlewheel::member_binding<&const_callable::f, const const_callable>,
+                                     idlewheel::timer_callback>);
+static_assert(std::is_convertible_v<idlewheel::member_binding<&const_callable::f, const_callable>,
+                                    idlewheel::timer_callback>);
 // A binding is the object's pointer and nothing more; the handler is the same pair as before.
 static_assert(sizeof(timer_binding) == sizeof(void*));
 static_assert(sizeof(idlewheel::timer_callback) == 2 * sizeof(void*));

@@ -66,7 +66,7 @@ inline constexpr bool bindable_v = false;
 template <class Handler, auto Member, class T>
 inline constexpr bool bindable_v<Handler, Member, T,
                                  std::void_t<decltype(Handler::function), decltype(Handler::context)>> =
-    std::is_class_v<Handler> && std::is_same_v<decltype(Handler::context), void*> &&
+    std::is_class_v<Handler> && std::is_same_v<decltype(Handler::context), void*> && std::is_convertible_v<T*, void*> &&
     bind_shape<decltype(Handler::function)>::template fits<Member, T>;
 
 }  // namespace detail
