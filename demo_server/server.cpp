@@ -363,6 +363,8 @@ std::string server::stats_json() const {
     wheel["pings_sent"] = t.liveness.pings_sent;
     wheel["dead_peers"] = t.liveness.dead_peers;
     wheel["handshake_timeouts"] = t.liveness.handshake_timeouts;
+    wheel["close_timeouts"] = t.liveness.close_timeouts;
+    wheel["operation_timeouts"] = t.liveness.operation_timeouts;
 
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -497,8 +499,10 @@ std::string server::metrics_text() const {
     counter("liveness_dead_peers_total", "Peers the heartbeats declared dead (wheel mode).", t.liveness.dead_peers);
     counter("liveness_handshake_timeouts_total", "Handshake deadlines expired (wheel mode).",
             t.liveness.handshake_timeouts);
-    counter("liveness_operation_timeouts_total",
-            "Other deadlines expired: close handshakes, drains, --max-lifetime (wheel mode).",
+    counter("liveness_close_timeouts_total",
+            "Close deadlines expired: WebSocket close handshakes, TCP drains after the client's FIN (wheel mode).",
+            t.liveness.close_timeouts);
+    counter("liveness_operation_timeouts_total", "Other deadlines expired: --max-lifetime (wheel mode).",
             t.liveness.operation_timeouts);
 
     // The process, under the names Prometheus client libraries use.

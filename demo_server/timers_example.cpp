@@ -36,7 +36,7 @@ int main() {
         idlewheel::wheel_timer& wheel;
         decltype(ms_since_start)& now_ms;
         int beats = 0;
-        idlewheel::timer_node node{idlewheel::call_member<&heartbeat::beat>(this)};
+        idlewheel::timer_node node{idlewheel::bind_member<&heartbeat::beat>(this)};
         void beat() {
             std::printf("[%5lld ms] heartbeat %d\n", now_ms(), ++beats);
             if (beats < 4) wheel.schedule(node, 250ms);

@@ -56,7 +56,7 @@ struct heartbeat {
     }
     wheel_type& wheel;
     int beats = 0;
-    idlewheel::timer_node node{idlewheel::call_member<&heartbeat::on_timer>(this)};
+    idlewheel::timer_node node{idlewheel::bind_member<&heartbeat::on_timer>(this)};
 };
 
 }  // namespace

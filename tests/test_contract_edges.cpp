@@ -128,7 +128,7 @@ BOOST_FIXTURE_TEST_CASE(a_huge_odd_period_delay_never_fires_early, fixture) {
     int ran = 0;
     auto h = wheel.schedule(third(15'000'000'000), [&ran] { ++ran; });
     fired_at n{t0, {}};
-    idlewheel::timer_node node{idlewheel::call_member<&fired_at::fire>(&n)};
+    idlewheel::timer_node node{idlewheel::bind_member<&fired_at::fire>(&n)};
     wheel.schedule(node, std::chrono::duration<double>(std::numeric_limits<double>::quiet_NaN()));
     int waits = 0;
     wheel.async_wait(std::chrono::duration<float>(std::numeric_limits<float>::infinity()),
@@ -184,9 +184,9 @@ BOOST_AUTO_TEST_SUITE(absolute_times)
 BOOST_FIXTURE_TEST_CASE(a_time_long_past_is_due_now, fixture) {
     advance_and_poll(io, 25ms);
     fired_at a{t0, {}}, b{t0, {}}, c{t0, {}};
-    idlewheel::timer_node na{idlewheel::call_member<&fired_at::fire>(&a)};
-    idlewheel::timer_node nb{idlewheel::call_member<&fired_at::fire>(&b)};
-    idlewheel::timer_node nc{idlewheel::call_member<&fired_at::fire>(&c)};
+    idlewheel::timer_node na{idlewheel::bind_member<&fired_at::fire>(&a)};
+    idlewheel::timer_node nb{idlewheel::bind_member<&fired_at::fire>(&b)};
+    idlewheel::timer_node nc{idlewheel::bind_member<&fired_at::fire>(&c)};
     wheel.schedule_at(na, manual_clock::time_point::min());
     wheel.schedule_at(nb, manual_clock::time_point{});         // the clock's epoch: before the origin
     wheel.schedule_at(nc, manual_clock::now() - 10ms);
@@ -201,8 +201,8 @@ BOOST_FIXTURE_TEST_CASE(a_time_long_past_is_due_now, fixture) {
 
 BOOST_FIXTURE_TEST_CASE(a_time_at_the_end_of_the_clock_never_fires, fixture) {
     fired_at a{t0, {}}, b{t0, {}};
-    idlewheel::timer_node na{idlewheel::call_member<&fired_at::fire>(&a)};
-    idlewheel::timer_node nb{idlewheel::call_member<&fired_at::fire>(&b)};
+    idlewheel::timer_node na{idlewheel::bind_member<&fired_at::fire>(&a)};
+    idlewheel::timer_node nb{idlewheel::bind_member<&fired_at::fire>(&b)};
     wheel.schedule_at(na, manual_clock::time_point::max());
     wheel.schedule_at(nb, manual_clock::time_point::max() - 1ns);
     advance_and_poll(io, 1000h, 1h);
@@ -217,7 +217,7 @@ BOOST_FIXTURE_TEST_CASE(absolute_times_are_exact, fixture) {
     std::vector<fired_at> seen(40, fired_at{t0, {}});
     std::vector<std::optional<idlewheel::timer_node>> nodes(seen.size());
     for (std::size_t i = 0; i < seen.size(); ++i) {
-        nodes[i].emplace(idlewheel::call_member<&fired_at::fire>(&seen[i]));
+        nodes[i].emplace(idlewheel::bind_member<&fired_at::fire>(&seen[i]));
         wheel.schedule_at(*nodes[i], t0 + std::chrono::milliseconds(7 + i * 3));
     }
     advance_and_poll(io, 300ms);
@@ -259,7 +259,7 @@ BOOST_AUTO_TEST_CASE(a_running_idle_watch_keeps_reporting_when_the_wheel_is_full
     wheel_type wheel(io, {.max_pending = 2});
     idlewheel::liveness_stats live;
     greedy_session s{&wheel, {}, manual_clock::now(), {}, {}};
-    s.watch.emplace(wheel, idlewheel::idle_member<&greedy_session::on_idle>(&s), idlewheel::idle_options{.reader = 100ms},
+    s.watch.emplace(wheel, idlewheel::bind_member<&greedy_session::on_idle>(&s), idlewheel::idle_options{.reader = 100ms},
                     &live);
     s.watch->start();  // 1 of 2
     // Its first report takes the last place: the re-arm after it must not be refused.
@@ -275,7 +275,7 @@ BOOST_AUTO_TEST_CASE(a_running_idle_watch_keeps_reporting_when_the_wheel_is_full
 
     // A new watch cannot start on a full wheel: a clear error, and it is not running.
     greedy_session other{&wheel, {}, manual_clock::now(), {}, {}};
-    other.watch.emplace(wheel, idlewheel::idle_member<&greedy_session::on_idle>(&other), idlewheel::idle_options{.reader = 100ms});
+    other.watch.emplace(wheel, idlewheel::bind_member<&greedy_session::on_idle>(&other), idlewheel::idle_options{.reader = 100ms});
     BOOST_CHECK_EXCEPTION(other.watch->start(), idlewheel::system_error, [](const idlewheel::system_error& e) {
         return e.code() == idlewheel::make_error_code(idlewheel::error::too_many_pending);
     });
@@ -304,13 +304,13 @@ BOOST_AUTO_TEST_CASE(a_running_heartbeat_still_declares_a_dead_peer_when_the_whe
     net::io_context io;
     wheel_type wheel(io, {.max_pending = 2});
     hogging_peer p{&wheel, {}, {}};
-    idlewheel::basic_heartbeat<wheel_type> hb(wheel, idlewheel::heartbeat_member<&hogging_peer::on_heartbeat>(&p),
+    idlewheel::basic_heartbeat<wheel_type> hb(wheel, idlewheel::bind_member<&hogging_peer::on_heartbeat>(&p),
                                              {.ping_interval = 100ms, .pong_timeout = 50ms});
     hb.start();
     BOOST_CHECK_NO_THROW(advance_and_poll(io, 400ms));
     BOOST_TEST_REQUIRE(p.events.size() == 2U);
     BOOST_TEST((p.events[0] == idlewheel::heartbeat_event::send_ping));
-    BOOST_TEST((p.events[1] == idlewheel::heartbeat_event::peer_dead));
+    BOOST_TEST((p.events[1] == idlewheel::heartbeat_event::dead_peer));
     BOOST_TEST(wheel.pending() == 1U);  // the hog only
 }
 
@@ -320,7 +320,7 @@ BOOST_AUTO_TEST_CASE(an_armed_deadline_can_be_moved_on_a_full_wheel) {
     const auto t0 = manual_clock::now();
     wheel_type wheel(io, {.max_pending = 1});
     fired_at f{t0, {}};
-    idlewheel::basic_operation_deadline<wheel_type> d(wheel, idlewheel::call_member<&fired_at::fire>(&f));
+    idlewheel::basic_operation_deadline<wheel_type> d(wheel, idlewheel::bind_member<&fired_at::fire>(&f));
     d.expires_after(100ms);
     BOOST_CHECK_NO_THROW(d.expires_after(200ms));  // its own entry: a move
     BOOST_CHECK_THROW(wheel.schedule(1ms, [] {}), idlewheel::system_error);
@@ -392,7 +392,7 @@ BOOST_FIXTURE_TEST_CASE(every_throwing_node_of_a_batch_is_seen_once, fixture) {
     std::vector<std::optional<idlewheel::timer_node>> nodes(t.size());
     for (std::size_t i = 0; i < t.size(); ++i) {
         t[i].name = "node " + std::to_string(i);
-        nodes[i].emplace(idlewheel::call_member<&thrower::fire>(&t[i]));
+        nodes[i].emplace(idlewheel::bind_member<&thrower::fire>(&t[i]));
         wheel.schedule(*nodes[i], 10ms);
     }
     manual_clock::advance(10ms);
@@ -419,9 +419,9 @@ BOOST_FIXTURE_TEST_CASE(staged_entries_run_after_absolute_entries_of_their_tick,
         std::string name;
         void fire() { order->push_back(name); }
     } rel{&order, "relative"}, abs{&order, "absolute"}, rel2{&order, "relative after flush"};
-    idlewheel::timer_node nrel{idlewheel::call_member<&named::fire>(&rel)};
-    idlewheel::timer_node nabs{idlewheel::call_member<&named::fire>(&abs)};
-    idlewheel::timer_node nrel2{idlewheel::call_member<&named::fire>(&rel2)};
+    idlewheel::timer_node nrel{idlewheel::bind_member<&named::fire>(&rel)};
+    idlewheel::timer_node nabs{idlewheel::bind_member<&named::fire>(&abs)};
+    idlewheel::timer_node nrel2{idlewheel::bind_member<&named::fire>(&rel2)};
     wheel.schedule(0ms, [] {});  // a first wake-up at 0 ms: a fresh wheel's first ask comes at once
     advance_and_poll(io, 2ms);
     wheel.schedule(nrel, 20ms);               // staged: starts at the 10 ms wake-up, due at 30 ms
@@ -510,7 +510,7 @@ BOOST_AUTO_TEST_CASE(set_options_or_reset_inside_the_handler_never_counts_agains
             net::io_context io;
             wheel_type wheel(io, {.max_pending = 1});
             resetting_session s{&wheel, {}, {}, 0, restart};
-            s.watch.emplace(wheel, idlewheel::idle_member<&resetting_session::on_idle>(&s),
+            s.watch.emplace(wheel, idlewheel::bind_member<&resetting_session::on_idle>(&s),
                             idlewheel::idle_options{.reader = 100ms});
             s.watch->start();
             BOOST_CHECK_NO_THROW(advance_and_poll(io, 400ms));
@@ -545,7 +545,7 @@ BOOST_AUTO_TEST_CASE(a_clock_before_its_epoch) {
     const auto t0 = manual_clock::now();
     wheel_type wheel(io);
     fired_at f{t0, {}};
-    idlewheel::timer_node n{idlewheel::call_member<&fired_at::fire>(&f)};
+    idlewheel::timer_node n{idlewheel::bind_member<&fired_at::fire>(&f)};
     wheel.schedule(n, 20ms);
     int ran = 0;
     wheel.schedule(20ms, [&ran] { ++ran; });
@@ -588,7 +588,7 @@ struct named {
     std::vector<std::string>* log;
     std::string name;
     void fire() { log->push_back(name); }
-    idlewheel::timer_node node{idlewheel::call_member<&named::fire>(this)};
+    idlewheel::timer_node node{idlewheel::bind_member<&named::fire>(this)};
 };
 
 // Runs the wheel's own wake-up (the Asio timer's completion) and nothing after it: a wait it
@@ -869,7 +869,7 @@ BOOST_FIXTURE_TEST_CASE(a_staged_entry_reports_the_earliest_it_can_be_due, per_t
     struct beat {
         void run() {}
     } b;
-    idlewheel::basic_repeating_timer<wheel_type> heartbeat(wheel, idlewheel::call_member<&beat::run>(&b), 1ms);
+    idlewheel::basic_repeating_timer<wheel_type> heartbeat(wheel, idlewheel::bind_member<&beat::run>(&b), 1ms);
     heartbeat.start();
     advance_and_poll(io, 53ms);  // the next wake-up is at 60 ms
     session s(t0);
@@ -890,7 +890,7 @@ BOOST_FIXTURE_TEST_CASE(an_operation_deadline_reports_its_expiry, fixture) {
     struct owner {
         void late() {}
     } o;
-    idlewheel::basic_operation_deadline<wheel_type> d(wheel, idlewheel::call_member<&owner::late>(&o));
+    idlewheel::basic_operation_deadline<wheel_type> d(wheel, idlewheel::bind_member<&owner::late>(&o));
     BOOST_TEST(ms(d.expiry()) == -1);
     advance_and_poll(io, 4ms);
     d.expires_after(5s);
@@ -904,7 +904,7 @@ BOOST_FIXTURE_TEST_CASE(a_repeating_timer_reports_its_next_round, fixture) {
         int runs = 0;
         void run() { ++runs; }
     } c;
-    idlewheel::basic_repeating_timer<wheel_type> rt(wheel, idlewheel::call_member<&counter::run>(&c), 1s);
+    idlewheel::basic_repeating_timer<wheel_type> rt(wheel, idlewheel::bind_member<&counter::run>(&c), 1s);
     BOOST_TEST(ms(rt.expiry()) == -1);
     rt.start();
     BOOST_TEST(ms(rt.expiry()) == 1000);
@@ -924,7 +924,7 @@ BOOST_FIXTURE_TEST_CASE(an_idle_watch_reports_its_next_look, fixture) {
     } o{{}, t0};
     idlewheel::idle_options opts;
     opts.reader = 200ms;
-    idlewheel::basic_idle_watch<wheel_type> w(wheel, idlewheel::idle_member<&owner::on_idle>(&o), opts);
+    idlewheel::basic_idle_watch<wheel_type> w(wheel, idlewheel::bind_member<&owner::on_idle>(&o), opts);
     BOOST_TEST(ms(w.expiry()) == -1);
     w.start();
     BOOST_TEST(ms(w.expiry()) == 200);

@@ -46,7 +46,7 @@ struct named_node {
     fixture* f;
     std::string name;
     void fire() { f->note(name); }
-    idlewheel::timer_node node{idlewheel::call_member<&named_node::fire>(this)};
+    idlewheel::timer_node node{idlewheel::bind_member<&named_node::fire>(this)};
 };
 
 }  // namespace
@@ -110,7 +110,7 @@ BOOST_FIXTURE_TEST_CASE(a_repeating_timer_runs_every_tick_while_on, fixture) {
         int runs = 0;
         void run() { ++runs; }
     } c;
-    idlewheel::basic_repeating_timer<wheel_type> rt(wheel, idlewheel::call_member<&counter::run>(&c), 1s);
+    idlewheel::basic_repeating_timer<wheel_type> rt(wheel, idlewheel::bind_member<&counter::run>(&c), 1s);
     rt.start();
     advance_and_poll(io, 100ms);
     BOOST_TEST(c.runs == 0);
@@ -133,7 +133,7 @@ BOOST_FIXTURE_TEST_CASE(an_idle_watch_never_reports_early_while_on, fixture) {
         manual_clock::time_point t0;
         void on_idle(idlewheel::idle_kind, bool) { at.push_back(ms_since(t0)); }
     } s{{}, t0};
-    idlewheel::basic_idle_watch<wheel_type> watch(wheel, idlewheel::idle_member<&session::on_idle>(&s), {.reader = 200ms});
+    idlewheel::basic_idle_watch<wheel_type> watch(wheel, idlewheel::bind_member<&session::on_idle>(&s), {.reader = 200ms});
     watch.start();
     wheel.set_expire_immediately(true);
     const auto wakeups_before = wheel.stats().wakeups;
@@ -193,8 +193,8 @@ BOOST_FIXTURE_TEST_CASE(the_switch_runs_each_watch_once_per_tick_and_sleeps_betw
     quiet_session s;
     idlewheel::idle_options o;
     o.reader = 10s;
-    idlewheel::basic_idle_watch<wheel_type> w1(wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o);
-    idlewheel::basic_idle_watch<wheel_type> w2(wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o);
+    idlewheel::basic_idle_watch<wheel_type> w1(wheel, idlewheel::bind_member<&quiet_session::on_idle>(&s), o);
+    idlewheel::basic_idle_watch<wheel_type> w2(wheel, idlewheel::bind_member<&quiet_session::on_idle>(&s), o);
     w1.start();
     w2.start();
     BOOST_TEST(bounded_poll(io, 1000) < 1000U);
@@ -220,7 +220,7 @@ BOOST_FIXTURE_TEST_CASE(the_switch_with_4097_watches_and_the_default_limit_costs
     std::vector<std::unique_ptr<idlewheel::basic_idle_watch<wheel_type>>> watches;
     for (int i = 0; i < 4097; ++i) {
         watches.push_back(std::make_unique<idlewheel::basic_idle_watch<wheel_type>>(
-            wheel, idlewheel::idle_member<&quiet_session::on_idle>(&s), o));
+            wheel, idlewheel::bind_member<&quiet_session::on_idle>(&s), o));
         watches.back()->start();
     }
     BOOST_TEST(bounded_poll(io, 100) < 100U);

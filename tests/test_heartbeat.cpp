@@ -38,7 +38,7 @@ using idlewheel::test::liveness::wheel_type;
 using heartbeat_type = idlewheel::basic_heartbeat<wheel_type>;
 using state = heartbeat_type::state;
 
-std::string name(heartbeat_event e) { return e == heartbeat_event::send_ping ? "send_ping" : "peer_dead"; }
+std::string name(heartbeat_event e) { return e == heartbeat_event::send_ping ? "send_ping" : "dead_peer"; }
 std::string name(state s) {
     switch (s) {
         case state::stopped: return "stopped";
@@ -58,7 +58,7 @@ struct recorder : idlewheel::test::liveness::event_log<heartbeat_event> {
     explicit recorder(const scene& s) : stage(&s) {}
     void on_heartbeat(heartbeat_event e) { add(e, false, stage->now_ms()); }
     [[nodiscard]] idlewheel::heartbeat_handler handler() {
-        return idlewheel::heartbeat_member<&recorder::on_heartbeat>(this);
+        return idlewheel::bind_member<&recorder::on_heartbeat>(this);
     }
 
     const scene* stage;
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(a_pong_returns_to_waiting_and_the_next_ping_is_an_interval_
             BOOST_TEST(pings[1] - pong <= 1000 + tick_ms);  // the same-instant pong: see the idle tests
             if (pong_delay != 0) BOOST_TEST(pings[1] - pong < 1000 + tick_ms);
             BOOST_TEST(name(hb.current()) == name(state::awaiting_pong));
-            BOOST_TEST(rec.times(heartbeat_event::peer_dead).empty());
+            BOOST_TEST(rec.times(heartbeat_event::dead_peer).empty());
             BOOST_TEST(s.live.pings_sent == 2U);
             BOOST_TEST(s.live.dead_peers == 0U);
         }
@@ -168,7 +168,7 @@ BOOST_FIXTURE_TEST_CASE(the_next_ping_comes_on_time_when_the_interval_is_shorter
     // Then the peer goes silent: dead at the last ping + pong_timeout.
     step_to(1000);
     BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{100, 210, 320}), boost::test_tools::per_element());
-    BOOST_TEST(rec.times(heartbeat_event::peer_dead) == (at_ms{820}), boost::test_tools::per_element());
+    BOOST_TEST(rec.times(heartbeat_event::dead_peer) == (at_ms{820}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -184,10 +184,10 @@ BOOST_AUTO_TEST_CASE(no_answer_declares_the_peer_dead_at_ping_plus_pong_timeout)
             hb.start();
             s.step_to(1000 + pong_timeout - 1);
             BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{1000}), boost::test_tools::per_element());
-            BOOST_TEST(rec.times(heartbeat_event::peer_dead).empty());
+            BOOST_TEST(rec.times(heartbeat_event::dead_peer).empty());
             BOOST_TEST(name(hb.current()) == name(state::awaiting_pong));
             s.step_to(1000 + pong_timeout + tick_ms);
-            const auto dead = rec.times(heartbeat_event::peer_dead);
+            const auto dead = rec.times(heartbeat_event::dead_peer);
             BOOST_TEST_REQUIRE(dead.size() == 1U);
             BOOST_TEST(dead[0] >= 1000 + pong_timeout);
             BOOST_TEST(dead[0] < 1000 + pong_timeout + tick_ms);
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(any_inbound_within_pong_timeout_answers_the_ping) {
                     if (enabled) hb->on_inbound();
                 }
             } reader{&hb, w == when::inside_the_check_wake_up};
-            idlewheel::timer_node node{idlewheel::call_member<&frame_reader::run>(&reader)};
+            idlewheel::timer_node node{idlewheel::bind_member<&frame_reader::run>(&reader)};
             s.wheel.schedule(node, 1500ms);
             hb.start();
             s.step_to(1000);
@@ -239,10 +239,10 @@ BOOST_AUTO_TEST_CASE(any_inbound_within_pong_timeout_answers_the_ping) {
                 if ((w == when::one_ms_before && t == 1499) || (w == when::at_deadline && t == 1500)) hb.on_inbound();
             });
             if (w == when::never) {
-                BOOST_TEST(rec.times(heartbeat_event::peer_dead) == (at_ms{1500}), boost::test_tools::per_element());
+                BOOST_TEST(rec.times(heartbeat_event::dead_peer) == (at_ms{1500}), boost::test_tools::per_element());
                 BOOST_TEST(name(hb.current()) == name(state::dead));
             } else {
-                BOOST_TEST(rec.times(heartbeat_event::peer_dead).empty());
+                BOOST_TEST(rec.times(heartbeat_event::dead_peer).empty());
                 BOOST_TEST(name(hb.current()) == name(state::waiting));
             }
         }
@@ -285,9 +285,9 @@ struct ws_session {
     std::int64_t pong_at = -1;
     std::int64_t closed_at = -1;
     std::string reason;
-    heartbeat_type hb{stage->wheel, idlewheel::heartbeat_member<&ws_session::on_heartbeat>(this),
+    heartbeat_type hb{stage->wheel, idlewheel::bind_member<&ws_session::on_heartbeat>(this),
                       {.ping_interval = 1s, .pong_timeout = 500ms}, &stage->live};
-    idlewheel::basic_idle_watch<wheel_type> idle{stage->wheel, idlewheel::idle_member<&ws_session::on_idle>(this),
+    idlewheel::basic_idle_watch<wheel_type> idle{stage->wheel, idlewheel::bind_member<&ws_session::on_idle>(this),
                                                  {.reader = 10s}, &stage->live};
 };
 
@@ -356,7 +356,7 @@ BOOST_FIXTURE_TEST_CASE(stop_and_start, heartbeat_fixture) {
 struct reacting_session {
     enum class reaction { stop, restart, destroy };
     reacting_session(scene& s, reaction r) : stage(&s), on_ping(r) {
-        hb.emplace(s.wheel, idlewheel::heartbeat_member<&reacting_session::on_heartbeat>(this),
+        hb.emplace(s.wheel, idlewheel::bind_member<&reacting_session::on_heartbeat>(this),
                    heartbeat_options{.ping_interval = 100ms, .pong_timeout = 50ms}, &s.live);
         hb->start();
     }
@@ -435,7 +435,7 @@ BOOST_FIXTURE_TEST_CASE(pong_timeout_must_be_positive_when_enabled, heartbeat_fi
     hb.start();
     step_to(450);
     BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{300}), boost::test_tools::per_element());
-    BOOST_TEST(rec.times(heartbeat_event::peer_dead) == (at_ms{400}), boost::test_tools::per_element());
+    BOOST_TEST(rec.times(heartbeat_event::dead_peer) == (at_ms{400}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(ping_interval_zero_disables_the_heartbeat) {
@@ -474,11 +474,11 @@ BOOST_FIXTURE_TEST_CASE(new_times_apply_from_the_next_start, heartbeat_fixture) 
     hb.set_options({.ping_interval = 2000ms, .pong_timeout = 100ms});
     step_to(1500);
     BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{1000}), boost::test_tools::per_element());
-    BOOST_TEST(rec.times(heartbeat_event::peer_dead) == (at_ms{1400}), boost::test_tools::per_element());
+    BOOST_TEST(rec.times(heartbeat_event::dead_peer) == (at_ms{1400}), boost::test_tools::per_element());
     hb.start();  // at 1500: now 2000 / 100
     step_to(4000);
     BOOST_TEST(rec.times(heartbeat_event::send_ping) == (at_ms{1000, 3500}), boost::test_tools::per_element());
-    BOOST_TEST(rec.times(heartbeat_event::peer_dead) == (at_ms{1400, 3600}), boost::test_tools::per_element());
+    BOOST_TEST(rec.times(heartbeat_event::dead_peer) == (at_ms{1400, 3600}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -491,7 +491,7 @@ BOOST_AUTO_TEST_SUITE(jitter)
 // ping in one tick.
 struct pinging_session {
     pinging_session(scene& s, const heartbeat_options& o)
-        : stage(&s), hb(s.wheel, idlewheel::heartbeat_member<&pinging_session::on_heartbeat>(this), o, &s.live) {}
+        : stage(&s), hb(s.wheel, idlewheel::bind_member<&pinging_session::on_heartbeat>(this), o, &s.live) {}
     void on_heartbeat(heartbeat_event e) {
         if (e == heartbeat_event::send_ping) pings.push_back(stage->now_ms());
     }

@@ -73,7 +73,7 @@ using idle_event = idlewheel::test::liveness::event<idle_kind>;
 struct recorder : idlewheel::test::liveness::event_log<idle_kind> {
     explicit recorder(const scene& s) : stage(&s) {}
     void on_idle(idle_kind kind, bool first) { add(kind, first, stage->now_ms()); }
-    [[nodiscard]] idlewheel::idle_handler handler() { return idlewheel::idle_member<&recorder::on_idle>(this); }
+    [[nodiscard]] idlewheel::idle_handler handler() { return idlewheel::bind_member<&recorder::on_idle>(this); }
 
     const scene* stage;
 };
@@ -297,6 +297,7 @@ BOOST_FIXTURE_TEST_CASE(stats_count_each_kind, idle_fixture) {
     BOOST_TEST(st.dead_peers == 0U);
     BOOST_TEST(st.handshake_timeouts == 0U);
     BOOST_TEST(st.operation_timeouts == 0U);
+    BOOST_TEST(st.close_timeouts == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -347,7 +348,7 @@ struct reacting_session {
     enum class reaction { none, stop, reset, destroy };
 
     reacting_session(scene& s, const idle_options& o, reaction r) : stage(&s), on_report(r) {
-        watch.emplace(s.wheel, idlewheel::idle_member<&reacting_session::on_idle>(this), o, &s.live);
+        watch.emplace(s.wheel, idlewheel::bind_member<&reacting_session::on_idle>(this), o, &s.live);
         watch->start();
     }
     void on_idle(idle_kind kind, bool first) {
@@ -421,7 +422,7 @@ BOOST_FIXTURE_TEST_CASE(a_handler_may_destroy_another_watch_of_the_same_batch, i
             victim->reset();
         }
     } killer{&victim};
-    watch_type first(wheel, idlewheel::idle_member<&closer::on_idle>(&killer), {.reader = 100ms});
+    watch_type first(wheel, idlewheel::bind_member<&closer::on_idle>(&killer), {.reader = 100ms});
     victim.emplace(wheel, victim_rec.handler(), idle_options{.reader = 100ms});
     first.start();
     victim->start();  // due at the same tick, behind `first`
@@ -603,7 +604,7 @@ BOOST_AUTO_TEST_CASE(unstamped_activity_in_the_same_wake_up_prevents_the_report)
                     if (enabled) (*watch)->on_read();
                 }
             } earlier{&w, touch};
-            idlewheel::timer_node node{idlewheel::call_member<&toucher::run>(&earlier)};
+            idlewheel::timer_node node{idlewheel::bind_member<&toucher::run>(&earlier)};
             s.wheel.schedule(node, 100ms);
             w->start();
             s.step_to(100);
@@ -712,7 +713,7 @@ public:
 private:
     struct session {
         session(scene& s, model_run& m, std::uint32_t i, const idle_options& o)
-            : run(&m), id(i), watch(s.wheel, idlewheel::idle_member<&session::on_idle>(this), o, &s.live) {}
+            : run(&m), id(i), watch(s.wheel, idlewheel::bind_member<&session::on_idle>(this), o, &s.live) {}
         void on_idle(idle_kind kind, bool first) { run->report(id, kind, first); }
 
         model_run* run;

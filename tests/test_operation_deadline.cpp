@@ -37,7 +37,7 @@ std::chrono::milliseconds ms(std::int64_t n) { return std::chrono::milliseconds(
 // The session that owns a deadline: records when its "operation is late" callback ran.
 struct session {
     explicit session(scene& s, idlewheel::error cause = idlewheel::error::operation_timeout)
-        : stage(&s), deadline(std::in_place, s.wheel, idlewheel::call_member<&session::on_late>(this), cause, &s.live) {}
+        : stage(&s), deadline(std::in_place, s.wheel, idlewheel::bind_member<&session::on_late>(this), cause, &s.live) {}
 
     void on_late() {
         late.push_back(stage->now_ms());
@@ -121,7 +121,8 @@ BOOST_AUTO_TEST_CASE(cancel_before_T_prevents_it_and_returns_true) {
 // The operation completes just after the deadline ran: too late, cancel() says so and the
 // session can still tell why its operation failed.
 BOOST_AUTO_TEST_CASE(cancel_after_expiry_returns_false_and_reason_tells_the_cause) {
-    for (const auto cause : {idlewheel::error::handshake_timeout, idlewheel::error::operation_timeout}) {
+    for (const auto cause :
+         {idlewheel::error::handshake_timeout, idlewheel::error::close_timeout, idlewheel::error::operation_timeout}) {
         BOOST_TEST_CONTEXT("cause " << make_error_code(cause).message()) {
             scene s;
             session op(s, cause);
@@ -136,8 +137,12 @@ BOOST_AUTO_TEST_CASE(cancel_after_expiry_returns_false_and_reason_tells_the_caus
             const error_code ec = op.deadline->reason();
             BOOST_TEST(ec == make_error_code(cause));
             BOOST_TEST((ec.category() == idlewheel::error_category()));
+            BOOST_TEST(ec.message() == (cause == idlewheel::error::handshake_timeout ? "handshake timeout"
+                                        : cause == idlewheel::error::close_timeout ? "close timeout"
+                                                                                   : "operation timeout"));
             const auto st = s.live;
             BOOST_TEST(st.handshake_timeouts == (cause == idlewheel::error::handshake_timeout ? 1U : 0U));
+            BOOST_TEST(st.close_timeouts == (cause == idlewheel::error::close_timeout ? 1U : 0U));
             BOOST_TEST(st.operation_timeouts == (cause == idlewheel::error::operation_timeout ? 1U : 0U));
         }
     }
@@ -227,7 +232,7 @@ BOOST_AUTO_TEST_CASE(bytes_arriving_do_not_extend_the_deadline) {
         int reports = 0;
         void on_idle(idlewheel::idle_kind, bool) { ++reports; }
     } idle_reports;
-    idlewheel::basic_idle_watch<wheel_type> idle(s.wheel, idlewheel::idle_member<&idle_count::on_idle>(&idle_reports),
+    idlewheel::basic_idle_watch<wheel_type> idle(s.wheel, idlewheel::bind_member<&idle_count::on_idle>(&idle_reports),
                                                  {.reader = 50ms, .all = 50ms});
     idle.start();
     op.deadline->expires_after(200ms);
@@ -275,7 +280,7 @@ BOOST_AUTO_TEST_CASE(destroyed_in_its_own_callback_or_by_a_neighbour_of_its_batc
         void run() { victim->reset(); }
     } close_second{&second};
     // A callback in the same tick, scheduled between them: it closes the second session.
-    idlewheel::timer_node node{idlewheel::call_member<&closer::run>(&close_second)};
+    idlewheel::timer_node node{idlewheel::bind_member<&closer::run>(&close_second)};
     s.wheel.schedule(node, 100ms);
     // Re-schedule the second deadline behind the closer (FIFO within a tick).
     second->deadline->expires_after(100ms);

@@ -111,7 +111,7 @@ struct ticker {
     template <class Rep, class Period>
     ticker(scene& sc, std::chrono::duration<Rep, Period> period, const idlewheel::repeat_options& options = {})
         : s(&sc) {
-        timer.emplace(sc.wheel, idlewheel::call_member<&ticker::fire>(this), period, options);
+        timer.emplace(sc.wheel, idlewheel::bind_member<&ticker::fire>(this), period, options);
     }
 
     void fire() {
@@ -452,7 +452,7 @@ BOOST_AUTO_TEST_CASE(destroying_a_heap_timer_inside_its_callback) {
                     }
                 } o;
                 o.throws = throws;
-                o.timer = std::make_unique<timer_type>(s.wheel, idlewheel::call_member<&owner::fire>(&o), 20ms,
+                o.timer = std::make_unique<timer_type>(s.wheel, idlewheel::bind_member<&owner::fire>(&o), 20ms,
                                                        idlewheel::repeat_options{.mode = mode});
                 o.timer->start();
                 if (posted) o.timer->run_once_now();
@@ -711,7 +711,7 @@ struct stretcher {
 BOOST_AUTO_TEST_CASE(called_for_every_round_fixed_delay) {
     scene s;
     stretcher h;
-    ticker t(s, 20ms, {.adjust = idlewheel::adjust_member<&stretcher::adjust>(&h)});
+    ticker t(s, 20ms, {.adjust = idlewheel::bind_member<&stretcher::adjust>(&h)});
     t.timer->start();  // call 0: 20 -> due 20
     BOOST_TEST(h.seen.size() == 1U);
     s.step_to(200);    // 20 + 27 = 47 -> 50; 50 + 34 = 84 -> 90; 90 + 41 -> 140; 140 + 48 -> 190
@@ -725,7 +725,7 @@ BOOST_AUTO_TEST_CASE(called_for_every_round_fixed_delay) {
 BOOST_AUTO_TEST_CASE(called_once_per_run_fixed_rate_with_coalescing) {
     scene s;
     stretcher h;
-    ticker t(s, 10ms, {.mode = repeat_mode::fixed_rate, .adjust = idlewheel::adjust_member<&stretcher::adjust>(&h)});
+    ticker t(s, 10ms, {.mode = repeat_mode::fixed_rate, .adjust = idlewheel::bind_member<&stretcher::adjust>(&h)});
     t.timer->start();  // due 10 (call 0)
     s.step_to(10);     // run; call 1: +17 -> due 27
     manual_clock::advance(30ms);  // 40: run due 27; call 2: d = 24: 51 is next (none missed)
@@ -870,7 +870,7 @@ BOOST_AUTO_TEST_CASE(destroying_the_wheel_inside_the_callback) {
         }
         timer_type timer;
     } o{&wheel, &runs, timer_type(*wheel, idlewheel::timer_callback{}, 10ms)};
-    o.timer.set_callback(idlewheel::call_member<&owner::fire>(&o));
+    o.timer.set_callback(idlewheel::bind_member<&owner::fire>(&o));
     o.timer.start();
     idlewheel::test::advance_and_poll(io, 50ms);
     BOOST_TEST(runs == 1);
@@ -1112,8 +1112,8 @@ struct harness {
         m.period = random_period();
         adjust_calls = 0;
         idlewheel::repeat_options o{.mode = m.mode};
-        if (m.jitter) o.adjust = idlewheel::adjust_member<&harness::adjust>(this);
-        timer.emplace(s.wheel, idlewheel::call_member<&harness::fire>(this), std::chrono::nanoseconds(m.period), o);
+        if (m.jitter) o.adjust = idlewheel::bind_member<&harness::adjust>(this);
+        timer.emplace(s.wheel, idlewheel::bind_member<&harness::fire>(this), std::chrono::nanoseconds(m.period), o);
     }
 
     void fire() {

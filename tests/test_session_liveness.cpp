@@ -162,7 +162,8 @@ BOOST_AUTO_TEST_CASE(idle_in_handshake_comes_first_and_is_only_idle) {
     BOOST_TEST(f.times(liveness_event::handshake_timeout).empty());
     BOOST_TEST(f.live.reader_idle == 1U);
     BOOST_TEST(f.live.handshake_timeouts == 0U);
-    BOOST_TEST(f.live.operation_timeouts == 1U);
+    BOOST_TEST(f.live.close_timeouts == 1U);
+    BOOST_TEST(f.live.operation_timeouts == 0U);
     BOOST_TEST(!f.session->handshake_done());  // too late: closing, then ended
     BOOST_TEST(f.wheel.pending() == 0U);
 
@@ -475,7 +476,8 @@ BOOST_AUTO_TEST_CASE(one_close_at_a_time_and_none_after_the_peer_started_one) {
     BOOST_TEST_REQUIRE(f.events.size() == 1U);
     BOOST_TEST(name(f.events[0].event) == "close timeout");
     BOOST_TEST(f.events[0].at == 110);
-    BOOST_TEST(f.live.operation_timeouts == 1U);
+    BOOST_TEST(f.live.close_timeouts == 1U);
+    BOOST_TEST(f.live.operation_timeouts == 0U);  // a close deadline is not an operation's
 
     session_fixture g({.idle_timeout = 50ms, .close_timeout = 100ms});
     g.session->start();
@@ -531,7 +533,8 @@ BOOST_AUTO_TEST_CASE(write_progress_restarts_the_close_deadline) {
     BOOST_TEST(name(f.events[0].event) == "close timeout");
     BOOST_TEST(f.events[0].at >= last + 100);
     BOOST_TEST(f.events[0].at <= last + 100 + tick_ms);
-    BOOST_TEST(f.live.operation_timeouts == 1U);
+    BOOST_TEST(f.live.close_timeouts == 1U);
+    BOOST_TEST(f.live.operation_timeouts == 0U);  // a close deadline is not an operation's
     f.session->on_write_progress();  // ended: no deadline comes back
     f.step_to(last + 500);
     BOOST_TEST(f.events.size() == 1U);

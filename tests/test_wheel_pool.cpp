@@ -287,8 +287,8 @@ BOOST_AUTO_TEST_CASE(wheel_stats_add_counters_and_buckets_and_keep_the_worst_lat
 }
 
 BOOST_AUTO_TEST_CASE(liveness_stats_add) {
-    idlewheel::liveness_stats a{1, 2, 3, 4, 5, 6, 7};
-    idlewheel::liveness_stats b{10, 20, 30, 40, 50, 60, 70};
+    idlewheel::liveness_stats a{1, 2, 3, 4, 5, 6, 7, 8};
+    idlewheel::liveness_stats b{10, 20, 30, 40, 50, 60, 70, 80};
     a += b;
     BOOST_TEST(a.reader_idle == 11U);
     BOOST_TEST(a.writer_idle == 22U);
@@ -297,6 +297,7 @@ BOOST_AUTO_TEST_CASE(liveness_stats_add) {
     BOOST_TEST(a.dead_peers == 55U);
     BOOST_TEST(a.handshake_timeouts == 66U);
     BOOST_TEST(a.operation_timeouts == 77U);
+    BOOST_TEST(a.close_timeouts == 88U);
 }
 
 BOOST_FIXTURE_TEST_CASE(async_stop_stops_every_shard_and_returns_what_never_ran, pool_fixture) {
@@ -337,7 +338,7 @@ BOOST_FIXTURE_TEST_CASE(async_stop_stops_every_shard_and_returns_what_never_ran,
 struct fake_session : std::enable_shared_from_this<fake_session> {
     fake_session(idlewheel::wheel_pool::shard& s, idlewheel::liveness_stats& st, std::atomic<int>& idles)
         : shard(s),
-          watch(s.wheel(), idlewheel::idle_member<&fake_session::on_idle>(this), reader_idle(), &st),
+          watch(s.wheel(), idlewheel::bind_member<&fake_session::on_idle>(this), reader_idle(), &st),
           idle_count(idles) {}
     static idlewheel::idle_options reader_idle() {
         idlewheel::idle_options o;

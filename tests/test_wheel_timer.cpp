@@ -491,7 +491,7 @@ BOOST_FIXTURE_TEST_CASE(a_node_rescheduling_itself, wheel_fixture) {
         wheel_type& wheel;
         manual_clock::time_point t0;
         std::vector<std::int64_t> at;
-        idlewheel::timer_node node{idlewheel::call_member<&periodic::fire>(this)};
+        idlewheel::timer_node node{idlewheel::bind_member<&periodic::fire>(this)};
         void fire() {
             at.push_back(ms_since(t0));
             if (at.size() < 5) wheel.schedule(node, 250ms);
@@ -975,7 +975,7 @@ BOOST_FIXTURE_TEST_CASE(a_throwing_callback_loses_nothing, wheel_fixture) {
 BOOST_FIXTURE_TEST_CASE(the_last_of_a_batch_throwing_still_rearms, wheel_fixture) {
     struct thrower {
         void fire() { throw std::logic_error("node"); }
-        idlewheel::timer_node node{idlewheel::call_member<&thrower::fire>(this)};
+        idlewheel::timer_node node{idlewheel::bind_member<&thrower::fire>(this)};
     } t;
     std::vector<std::int64_t> at;
     wheel.schedule(t.node, 10ms);
@@ -997,7 +997,7 @@ BOOST_FIXTURE_TEST_CASE(expire_all_runs_everything_in_deadline_order, wheel_fixt
         std::vector<std::string>* order;
         std::string name;
         void fire() { order->push_back(name); }
-        idlewheel::timer_node node{idlewheel::call_member<&named_session::fire>(this)};
+        idlewheel::timer_node node{idlewheel::bind_member<&named_session::fire>(this)};
     };
     named_session n1{&order, "node 100ms"};
     named_session n2{&order, "node 1h"};
@@ -1130,7 +1130,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_wheel_inside_a_node_or_wait_callbac
     struct killer {
         Holder* wheel;
         void fire() { wheel->reset(); }
-        idlewheel::timer_node node{idlewheel::call_member<&killer::fire>(this)};
+        idlewheel::timer_node node{idlewheel::bind_member<&killer::fire>(this)};
     } k{&wheel};
     int after = 0;
     wheel->schedule(k.node, 10ms);

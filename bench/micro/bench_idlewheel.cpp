@@ -66,7 +66,7 @@ struct node_conn {
 template <class Wheel>
 struct watch_session {
     watch_session(Wheel& w, std::chrono::nanoseconds reader, std::uint64_t* reports, bool kick)
-        : watch(w, idlewheel::idle_member<&watch_session::on_idle>(this), {.reader = reader}),
+        : watch(w, idlewheel::bind_member<&watch_session::on_idle>(this), {.reader = reader}),
           reports_(reports),
           kick_(kick) {}
     void on_idle(idlewheel::idle_kind, bool) {

@@ -134,7 +134,7 @@ template <class Wheel>
 struct watch_simulation : simulation_base<Wheel> {
     struct session {
         session(Wheel& w, watch_simulation* sim, std::chrono::nanoseconds idle)
-            : watch(w, idlewheel::idle_member<&session::on_idle>(this), {.reader = idle}), sim_(sim) {}
+            : watch(w, idlewheel::bind_member<&session::on_idle>(this), {.reader = idle}), sim_(sim) {}
         void on_idle(idlewheel::idle_kind, bool) { sim_->kicked(*this); }
         idlewheel::basic_idle_watch<Wheel> watch;
         watch_simulation* sim_;

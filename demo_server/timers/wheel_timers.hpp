@@ -54,7 +54,7 @@ protected:
         const auto end = lifetime_end(w.cfg, steady::now());
         if (end == steady::time_point::max()) return;
         lifetime_ = std::make_unique<idlewheel::operation_deadline>(
-            w.wheel, idlewheel::call_member<&wheel_liveness_base::on_lifetime>(this),
+            w.wheel, idlewheel::bind_member<&wheel_liveness_base::on_lifetime>(this),
             idlewheel::error::operation_timeout, &w.liveness);
         lifetime_->expires_after(end - steady::now());
     }

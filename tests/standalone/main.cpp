@@ -15,7 +15,7 @@ int done = 0;
 
 struct session {
     void on_timer() { ++done; }
-    idlewheel::timer_node node{idlewheel::call_member<&session::on_timer>(this)};
+    idlewheel::timer_node node{idlewheel::bind_member<&session::on_timer>(this)};
 };
 }  // namespace
 

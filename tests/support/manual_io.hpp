@@ -98,7 +98,7 @@ struct session {
 
     manual_clock::time_point t0;
     std::vector<std::int64_t> fired;
-    timer_node node{call_member<&session::on_timer>(this)};
+    timer_node node{bind_member<&session::on_timer>(this)};
 };
 
 }  // namespace idlewheel::test

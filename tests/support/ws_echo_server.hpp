@@ -197,13 +197,13 @@ public:
     session(server& owner, tcp::socket&& socket)
         : server_(owner),
           ws_(std::move(socket)),
-          handshake_(owner.wheel_, idlewheel::call_member<&session::on_handshake_late>(this),
+          handshake_(owner.wheel_, idlewheel::bind_member<&session::on_handshake_late>(this),
                      idlewheel::error::handshake_timeout, &owner.live_),
-          close_deadline_(owner.wheel_, idlewheel::call_member<&session::on_close_late>(this),
-                          idlewheel::error::operation_timeout, &owner.live_),
-          idle_(owner.wheel_, idlewheel::idle_member<&session::on_idle>(this), idle_options_for(owner.options_),
+          close_deadline_(owner.wheel_, idlewheel::bind_member<&session::on_close_late>(this),
+                          idlewheel::error::close_timeout, &owner.live_),
+          idle_(owner.wheel_, idlewheel::bind_member<&session::on_idle>(this), idle_options_for(owner.options_),
                 &owner.live_),
-          heartbeat_(owner.wheel_, idlewheel::heartbeat_member<&session::on_heartbeat>(this), owner.options_.heartbeat,
+          heartbeat_(owner.wheel_, idlewheel::bind_member<&session::on_heartbeat>(this), owner.options_.heartbeat,
                      &owner.live_) {
         server_.sessions_.insert(this);
         ++server_.counters_.open;
@@ -336,7 +336,7 @@ private:
     void on_close_late() { idlewheel::beast::drop(ws_); }  // the cause stays "idle"
 
     void on_heartbeat(idlewheel::heartbeat_event event) {
-        if (event == idlewheel::heartbeat_event::peer_dead) {
+        if (event == idlewheel::heartbeat_event::dead_peer) {
             decide(close_cause::dead_peer);
             stop_watching();
             return idlewheel::beast::drop(ws_);

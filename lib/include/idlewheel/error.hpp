@@ -29,13 +29,23 @@ enum class error {
     /// Scheduling would exceed wheel_options::max_pending.
     too_many_pending,
     /// A watched session had no activity of the watched kind for its idle time.
-    idle_timeout,
+    /// @deprecated Nothing reports it: the liveness verdicts are liveness_event::idle and
+    /// idle_watch's reports, and a verdict that closes the socket completes a pending
+    /// operation with Asio's operation_aborted. Kept (same value) for 1.x; removed in 2.0.
+    idle_timeout [[deprecated("nothing reports error::idle_timeout: see liveness_event::idle")]],
     /// A peer did not answer a heartbeat ping in time.
-    dead_peer,
+    /// @deprecated Nothing reports it: the verdict is liveness_event::dead_peer (or
+    /// heartbeat_event::dead_peer), and a verdict that closes the socket completes a pending
+    /// operation with Asio's operation_aborted. Kept (same value) for 1.x; removed in 2.0.
+    dead_peer [[deprecated("nothing reports error::dead_peer: see liveness_event::dead_peer")]],
     /// A handshake (or an operation given a deadline) did not complete in time.
     handshake_timeout,
     /// An operation given a deadline with operation_deadline did not complete in time.
     operation_timeout,
+    /// A close handshake given a deadline with operation_deadline did not complete in time
+    /// (counted in liveness_stats::close_timeouts; session_liveness's own close deadline is the
+    /// verdict liveness_event::close_timeout).
+    close_timeout,
 };
 
 namespace detail {
@@ -50,13 +60,20 @@ public:
 #endif
     [[nodiscard]] const char* name() const noexcept override { return "idlewheel"; }
     [[nodiscard]] std::string message(int ev) const override {
-        switch (static_cast<error>(ev)) {
-            case error::stopped: return "the wheel timer was stopped";
-            case error::too_many_pending: return "too many pending timeouts (max_pending reached)";
-            case error::idle_timeout: return "idle timeout";
-            case error::dead_peer: return "peer did not answer a ping in time";
-            case error::handshake_timeout: return "handshake timeout";
-            case error::operation_timeout: return "operation timeout";
+        // On the values: the two deprecated enumerators are not named here (no warning in
+        // every user's build); they sit between too_many_pending and handshake_timeout.
+        constexpr int deprecated_idle_timeout = static_cast<int>(error::too_many_pending) + 1;
+        constexpr int deprecated_dead_peer = static_cast<int>(error::too_many_pending) + 2;
+        static_assert(deprecated_dead_peer + 1 == static_cast<int>(error::handshake_timeout));
+        switch (ev) {
+            case static_cast<int>(error::stopped): return "the wheel timer was stopped";
+            case static_cast<int>(error::too_many_pending): return "too many pending timeouts (max_pending reached)";
+            case deprecated_idle_timeout: return "idle timeout";
+            case deprecated_dead_peer: return "peer did not answer a ping in time";
+            case static_cast<int>(error::handshake_timeout): return "handshake timeout";
+            case static_cast<int>(error::operation_timeout): return "operation timeout";
+            case static_cast<int>(error::close_timeout): return "close timeout";
+            default: break;
         }
         return "unknown idlewheel error";
     }

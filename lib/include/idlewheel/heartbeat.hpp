@@ -23,7 +23,10 @@ namespace idlewheel {
 /// What a heartbeat reports.
 enum class heartbeat_event {
     send_ping,  ///< ping_interval passed with nothing from the peer: send a ping now
-    peer_dead   ///< nothing at all within pong_timeout after the ping: close the connection
+    dead_peer,  ///< nothing at all within pong_timeout after the ping: close the connection
+    /// The old name of dead_peer (liveness_event's word is dead_peer).
+    /// @deprecated Use heartbeat_event::dead_peer; kept for 1.x.
+    peer_dead [[deprecated("use heartbeat_event::dead_peer")]] = dead_peer
 };
 
 /// The times of a heartbeat (applied by its next start()).
@@ -40,12 +43,13 @@ struct heartbeat_handler {
 };
 
 /// A heartbeat_handler that calls `(self->*Member)(event)`.
+/// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
 /// @tparam Member a pointer to a member function of T taking a heartbeat_event.
 /// @param self the object; must outlive the heartbeat's events.
 /// @return the handler.
 template <auto Member, class T>
-[[nodiscard]] constexpr heartbeat_handler heartbeat_member(T* self) noexcept {
-    return {[](void* p, heartbeat_event e) { (static_cast<T*>(p)->*Member)(e); }, self};
+[[deprecated("use idlewheel::bind_member")]] [[nodiscard]] constexpr heartbeat_handler heartbeat_member(T* self) noexcept {
+    return bind_member<Member>(self);
 }
 
 /**
@@ -56,18 +60,18 @@ template <auto Member, class T>
  *
  * After `ping_interval` without anything from the peer, the heartbeat asks for a ping
  * (heartbeat_event::send_ping). If nothing at all (a pong or any other frame) arrives within
- * `pong_timeout` after that, the peer is dead (heartbeat_event::peer_dead). A peer that
+ * `pong_timeout` after that, the peer is dead (heartbeat_event::dead_peer). A peer that
  * answers pings but never sends a message is alive: closing it for idleness is idle_watch's
  * job, with its own, typically much longer, time. That is the split Beast's websocket timeouts
  * cannot make (boostorg/beast#2323: long idle limits plus short keep-alive pings).
  *
- *     idlewheel::heartbeat hb{wheel, idlewheel::heartbeat_member<&session::on_heartbeat>(this),
+ *     idlewheel::heartbeat hb{wheel, idlewheel::bind_member<&session::on_heartbeat>(this),
  *                             {.ping_interval = 15s, .pong_timeout = 10s, .jitter = 2s}};
  *     hb.start();                    // after the handshake
  *     hb.on_inbound();               // for every frame read, pongs included: a store
  *     void on_heartbeat(idlewheel::heartbeat_event e) {
  *         if (e == idlewheel::heartbeat_event::send_ping) ws.async_ping({}, ...);
- *         else socket.close();       // peer_dead
+ *         else socket.close();       // dead_peer
  *     }
  *
  * idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
@@ -89,7 +93,7 @@ template <auto Member, class T>
  * The handler runs on the wheel's executor, from the wheel's completion handler (a wheel
  * callback: wheel_timer, Completion): send_ping when ping_interval (plus this heartbeat's
  * jitter offset) passed with nothing from the peer, never a second one while a ping is
- * awaited; peer_dead once (the heartbeat then stays in state::dead until start()). The handler may stop, restart or
+ * awaited; dead_peer once (the heartbeat then stays in state::dead until start()). The handler may stop, restart or
  * destroy the heartbeat.
  *
  * @par Thread safety
@@ -111,13 +115,13 @@ public:
         stopped,        ///< not started, stopped, disabled (ping_interval 0), or its wheel stopped
         waiting,        ///< waiting for ping_interval of quiet
         awaiting_pong,  ///< a ping was asked for; waiting for anything from the peer
-        dead            ///< peer_dead was reported
+        dead            ///< dead_peer was reported
     };
 
     /// A heartbeat on `wheel` that calls `handler`, counting pings and dead peers in `*stats`
     /// (if not null). Stopped until start().
     /// @param wheel the wheel; must outlive the heartbeat.
-    /// @param handler what an event calls.
+    /// @param handler what an event calls (bind_member<&T::f>(self) for a member function).
     /// @param options the times (set_options()).
     /// @param stats the counters, or null; must outlive the heartbeat.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0.
@@ -250,7 +254,7 @@ private:
             }
             state_ = state::dead;
             if (stats_ != nullptr) ++stats_->dead_peers;
-            handler_.function(handler_.context, heartbeat_event::peer_dead);
+            handler_.function(handler_.context, heartbeat_event::dead_peer);
         }
     }
 
@@ -258,7 +262,7 @@ private:
     Wheel* wheel_;
     std::int64_t heard_ = 0;  // an activity mark or a time (see wheel_core)
     heartbeat_handler handler_;
-    timer_node node_{call_member<&basic_heartbeat::fire>(this)};
+    timer_node node_{bind_member<&basic_heartbeat::fire>(this)};
     duration interval_{}, pong_timeout_{}, jitter_{}, offset_{};  // in force since start()
     // What set_options() gave, applied by start(): fire() reads only the times in force, so a
     // change (interval 0 in particular) never meets a schedule made with the old ones.

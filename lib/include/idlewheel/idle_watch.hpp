@@ -56,12 +56,13 @@ struct idle_handler {
 };
 
 /// An idle_handler that calls `(self->*Member)(kind, first)`.
+/// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
 /// @tparam Member a pointer to a member function of T taking (idle_kind, bool).
 /// @param self the object; must outlive the watch's reports.
 /// @return the handler.
 template <auto Member, class T>
-[[nodiscard]] constexpr idle_handler idle_member(T* self) noexcept {
-    return {[](void* p, idle_kind kind, bool first) { (static_cast<T*>(p)->*Member)(kind, first); }, self};
+[[deprecated("use idlewheel::bind_member")]] [[nodiscard]] constexpr idle_handler idle_member(T* self) noexcept {
+    return bind_member<Member>(self);
 }
 
 /**
@@ -76,7 +77,7 @@ template <auto Member, class T>
  *  - all:    neither for `all`.
  *
  *     struct session : std::enable_shared_from_this<session> {
- *         idlewheel::idle_watch idle{wheel, idlewheel::idle_member<&session::on_idle>(this),
+ *         idlewheel::idle_watch idle{wheel, idlewheel::bind_member<&session::on_idle>(this),
  *                                    {.reader = 30s}};
  *         void on_idle(idlewheel::idle_kind kind, bool first) { close(); }
  *         void on_read(...)  { idle.on_read();  ... }   // a store: no timer, no clock
@@ -129,7 +130,7 @@ public:
     /// A watch on `wheel` that calls `handler`, counting its reports in `*stats` (if not
     /// null). It watches nothing until start().
     /// @param wheel the wheel; must outlive the watch.
-    /// @param handler what a report calls.
+    /// @param handler what a report calls (bind_member<&T::f>(self) for a member function).
     /// @param options the times (rounded up to the wheel's duration, saturated).
     /// @param stats the counters, or null; must outlive the watch.
     basic_idle_watch(Wheel& wheel, idle_handler handler, const idle_options& options = {},
@@ -308,7 +309,7 @@ private:
     Wheel* wheel_;
     std::int64_t activity_[3] = {};  // read, write, progress: an activity mark or a time (wheel_core)
     idle_handler handler_;
-    timer_node node_{call_member<&basic_idle_watch::check>(this)};
+    timer_node node_{bind_member<&basic_idle_watch::check>(this)};
     duration time_[3] = {};
     duration last_report_[3] = {never, never, never};
     std::uint64_t generation_ = 0;

@@ -8,6 +8,7 @@
  */
 // Every public header of this directory but beast.hpp must be listed here:
 // tests/umbrella_header.cmake checks it.
+#include <idlewheel/bind_member.hpp>
 #include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>

@@ -24,7 +24,13 @@ struct liveness_stats {
     std::uint64_t pings_sent = 0;          ///< heartbeat pings asked for
     std::uint64_t dead_peers = 0;          ///< heartbeat peers declared dead (no answer in time)
     std::uint64_t handshake_timeouts = 0;  ///< deadlines expired with error::handshake_timeout
-    std::uint64_t operation_timeouts = 0;  ///< other deadline expiries
+    /// Other deadline expiries (operation_deadline with any cause but handshake_timeout and
+    /// close_timeout). Close deadlines were counted here until 1.0.x; they are close_timeouts now.
+    std::uint64_t operation_timeouts = 0;
+    /// Close handshakes ended by their deadline (liveness_event::close_timeout, or an
+    /// operation_deadline whose cause is error::close_timeout). Last, so that
+    /// an aggregate initialization written for 1.0 keeps its meaning.
+    std::uint64_t close_timeouts = 0;
 
     /// Adds another thread's or shard's counts (a wheel_pool's sum).
     /// @param o the counts added.
@@ -37,6 +43,7 @@ struct liveness_stats {
         dead_peers += o.dead_peers;
         handshake_timeouts += o.handshake_timeouts;
         operation_timeouts += o.operation_timeouts;
+        close_timeouts += o.close_timeouts;
         return *this;
     }
 };

@@ -26,7 +26,7 @@ namespace idlewheel {
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *
- *     idlewheel::operation_deadline handshake{wheel, idlewheel::call_member<&session::on_late>(this),
+ *     idlewheel::operation_deadline handshake{wheel, idlewheel::bind_member<&session::on_late>(this),
  *                                             idlewheel::error::handshake_timeout};
  *     handshake.expires_after(5s);          // from accept
  *     ws.async_accept(...);                 // bytes arriving do NOT extend a deadline
@@ -61,8 +61,10 @@ namespace idlewheel {
 template <class Wheel>
 class basic_operation_deadline {
 public:
-    /// `cause` names what expiry means (error::handshake_timeout or error::operation_timeout);
-    /// it is counted by cause in `*stats` (if not null) and returned by reason(). Not armed.
+    /// `cause` names what expiry means (error::handshake_timeout, error::close_timeout or
+    /// error::operation_timeout); it is counted by cause in `*stats` (if not null:
+    /// handshake_timeouts, close_timeouts, operation_timeouts for any other cause) and returned
+    /// by reason(). Not armed.
     /// @param wheel the wheel; must outlive the deadline.
     /// @param on_expire what an expiry calls (typically: close the socket).
     /// @param cause the error expiry means.
@@ -114,7 +116,9 @@ private:
     void fire() {
         expired_ = true;
         if (stats_ != nullptr)
-            ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts : stats_->operation_timeouts);
+            ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts
+               : cause_ == error::close_timeout   ? stats_->close_timeouts
+                                                  : stats_->operation_timeouts);
         on_expire_.function(on_expire_.context);
     }
 
@@ -123,7 +127,7 @@ private:
     error cause_;
     liveness_stats* stats_;
     bool expired_ = false;
-    timer_node node_{call_member<&basic_operation_deadline::fire>(this)};
+    timer_node node_{bind_member<&basic_operation_deadline::fire>(this)};
 };
 
 /// The operation deadline for idlewheel::wheel_timer (steady_clock).

@@ -37,15 +37,13 @@ struct repeat_adjust {
 
 /// A repeat_adjust that calls `(self->*Member)(period)`. If the member throws,
 /// std::terminate is called.
+/// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
 /// @tparam Member a pointer to a member function of T taking and returning std::chrono::nanoseconds.
 /// @param self the object; must outlive the timer's rounds.
 /// @return the hook.
 template <auto Member, class T>
-[[nodiscard]] constexpr repeat_adjust adjust_member(T* self) noexcept {
-    return {[](void* p, std::chrono::nanoseconds period) noexcept -> std::chrono::nanoseconds {
-                return (static_cast<T*>(p)->*Member)(period);
-            },
-            self};
+[[deprecated("use idlewheel::bind_member")]] [[nodiscard]] constexpr repeat_adjust adjust_member(T* self) noexcept {
+    return bind_member<Member>(self);
 }
 
 /// Construction options of a repeating_timer.
@@ -67,8 +65,8 @@ struct repeat_options {
  *     struct follower {
  *         void on_election_timeout();
  *         std::chrono::nanoseconds randomized(std::chrono::nanoseconds base) noexcept;  // [base, 2 base)
- *         idlewheel::repeating_timer election{wheel, idlewheel::call_member<&follower::on_election_timeout>(this),
- *                                             150ms, {.adjust = idlewheel::adjust_member<&follower::randomized>(this)}};
+ *         idlewheel::repeating_timer election{wheel, idlewheel::bind_member<&follower::on_election_timeout>(this),
+ *                                             150ms, {.adjust = idlewheel::bind_member<&follower::randomized>(this)}};
  *     };
  *     election.start();      // first round: randomized(150ms) from now
  *     election.reset();      // heard from the leader: a fresh round from now
@@ -273,7 +271,7 @@ private:
     std::uint64_t missed_total_ = 0;
     bool* destroyed_ = nullptr;                     // set while the callback runs (folly's DestructorCheck)
     std::shared_ptr<basic_repeating_timer*> life_;  // run_once_now() handlers hold a weak_ptr to it
-    timer_node node_{call_member<&basic_repeating_timer::fire>(this)};
+    timer_node node_{bind_member<&basic_repeating_timer::fire>(this)};
 };
 
 /// The repeating timer on idlewheel::wheel_timer.

@@ -6,6 +6,7 @@
  * @brief idlewheel::session_liveness: every timeout of one session in one small object, on one wheel entry.
  */
 
+#include <idlewheel/bind_member.hpp>
 #include <idlewheel/detail/activity_epochs.hpp>
 #include <idlewheel/detail/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
@@ -81,6 +82,13 @@ public:
     using handler_type = void (*)(void* context, session_type& session, liveness_event event);
     using duration = typename Wheel::duration;  ///< The wheel's duration.
 
+    /// A handler and its context in one value: what bind_member<&T::on_event>(self) converts
+    /// to, for a `void T::on_event(session_type& session, liveness_event event)`.
+    struct bound_handler {
+        handler_type function;  ///< called with `context`, the session and the event
+        void* context;          ///< the first argument of `function`
+    };
+
     /// The config of the sessions of `wheel`.
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, converted once to units of tick / 16 (rounded up).
@@ -115,6 +123,17 @@ public:
             throw std::invalid_argument(
                 "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
     }
+
+    /// The config of the sessions of `wheel`, with the handler and its context in one value
+    /// (`bind_member<&T::on_event>(self)`, see bound_handler).
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times, as above.
+    /// @param handler called for every event of every session, with its context.
+    /// @param stats the counters, or null; must outlive the config.
+    /// @throws std::invalid_argument as above.
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
+                                  liveness_stats* stats = nullptr)
+        : basic_session_liveness_config(wheel, options, handler.function, handler.context, stats) {}
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
     /// Not copyable (nor movable).
     basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
@@ -229,7 +248,7 @@ private:
  *
  * Outcomes are counted in the config's liveness_stats: idle -> reader_idle, send_ping ->
  * pings_sent, dead_peer -> dead_peers, handshake_timeout -> handshake_timeouts,
- * close_timeout -> operation_timeouts.
+ * close_timeout -> close_timeouts.
  */
 template <class Wheel>
 class basic_session_liveness : private detail::shared_entry {
@@ -544,7 +563,7 @@ private:
                 arm(now, due);
                 return;
             }
-            return conclude(liveness_event::close_timeout, &liveness_stats::operation_timeouts);
+            return conclude(liveness_event::close_timeout, &liveness_stats::close_timeouts);
         }
         if (phase_ != phase::open) return;
         if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);

@@ -6,6 +6,7 @@
  * @brief idlewheel::timer_node: the zero-allocation form of a timeout.
  */
 
+#include <idlewheel/bind_member.hpp>
 #include <idlewheel/detail/wheel_core.hpp>
 
 #include <chrono>
@@ -19,12 +20,13 @@ struct timer_callback {
 };
 
 /// A timer_callback that calls `(self->*Member)()`.
+/// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
 /// @tparam Member a pointer to a member function of T taking no argument.
 /// @param self the object; must outlive every firing of the node.
 /// @return the callback.
 template <auto Member, class T>
-[[nodiscard]] constexpr timer_callback call_member(T* self) noexcept {
-    return {[](void* p) { (static_cast<T*>(p)->*Member)(); }, self};
+[[deprecated("use idlewheel::bind_member")]] [[nodiscard]] constexpr timer_callback call_member(T* self) noexcept {
+    return bind_member<Member>(self);
 }
 
 /**
@@ -34,7 +36,7 @@ template <auto Member, class T>
  *
  *     struct session {
  *         void on_idle();
- *         idlewheel::timer_node idle_timer{idlewheel::call_member<&session::on_idle>(this)};
+ *         idlewheel::timer_node idle_timer{idlewheel::bind_member<&session::on_idle>(this)};
  *     };
  *     wheel.schedule(s.idle_timer, 30s);   // arm or re-arm
  *
@@ -49,7 +51,7 @@ template <auto Member, class T>
 class timer_node : private detail::own_entry {
 public:
     /// A node that calls `cb` each time it fires; not scheduled.
-    /// @param cb what it calls.
+    /// @param cb what it calls (a bind_member converts to it).
     explicit timer_node(timer_callback cb) noexcept : own_entry(kind::node, &act), callback_(cb) {}
 
     /// True while scheduled and not yet run.

@@ -683,7 +683,7 @@ private:
     std::uint8_t pending_ = 0;                     // reading | writing: operations in flight (a connect is both)
     std::uint8_t timed_ = 0;      // the directions whose pending operation has a deadline (a connect: writing)
     std::uint8_t timed_out_ = 0;  // of those, the ones whose deadline fired (finish() reports timeout)
-    timer_node node_{call_member<&basic_tcp_stream::on_due>(this)};
+    timer_node node_{bind_member<&basic_tcp_stream::on_due>(this)};
 };
 
 /// The stream on std::chrono::steady_clock: the drop-in for boost::beast::tcp_stream.

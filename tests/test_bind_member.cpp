@@ -1,0 +1,210 @@
+// Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
+#include <idlewheel/bind_member.hpp>
+
+// idlewheel::bind_member on every handler shape, on a manual-clock wheel: timer_node
+// (timer_callback), idle_watch (idle_handler), heartbeat (heartbeat_handler), repeating_timer
+// (timer_callback and its repeat_adjust hook) and session_liveness_config (bound_handler). Each
+// case checks that the bound member of the right object runs, with the arguments of its shape,
+// at the time the component promises; the compile-time cases check which shapes a member can
+// serve and that a binding is a pointer and nothing more.
+
+#include "support/liveness_scene.hpp"
+
+#include <idlewheel/heartbeat.hpp>
+#include <idlewheel/idle_watch.hpp>
+#include <idlewheel/repeating_timer.hpp>
+#include <idlewheel/session_liveness.hpp>
+#include <idlewheel/timer_node.hpp>
+#include <idlewheel/wheel_timer.hpp>
+
+#define BOOST_TEST_MODULE bind_member
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using idlewheel::bind_member;
+using idlewheel::test::liveness::scene;
+using idlewheel::test::liveness::wheel_type;
+
+// One object with a member for every shape, recording what it was called with.
+struct target {
+    const scene* stage = nullptr;
+    std::vector<std::int64_t> fired;                                    // timer_callback
+    std::vector<std::pair<idlewheel::idle_kind, bool>> idles;           // idle_handler
+    std::vector<std::int64_t> idle_at;                                  //
+    std::vector<std::pair<idlewheel::heartbeat_event, std::int64_t>> beats;  // heartbeat_handler
+    std::vector<std::chrono::nanoseconds> adjusted;                     // repeat_adjust
+    std::vector<std::pair<idlewheel::liveness_event, std::int64_t>> verdicts;  // session handler
+    const void* session_seen = nullptr;
+
+    void on_timer() { fired.push_back(stage->now_ms()); }
+    void on_idle(idlewheel::idle_kind kind, bool first) {
+        idles.emplace_back(kind, first);
+        idle_at.push_back(stage->now_ms());
+    }
+    void on_heartbeat(idlewheel::heartbeat_event e) { beats.emplace_back(e, stage->now_ms()); }
+    std::chrono::nanoseconds twice(std::chrono::nanoseconds period) {  // not noexcept: the hook's call is
+        adjusted.push_back(period);
+        return 2 * period;
+    }
+    void on_liveness(idlewheel::basic_session_liveness<wheel_type>& s, idlewheel::liveness_event e) {
+        session_seen = &s;
+        verdicts.emplace_back(e, stage->now_ms());
+    }
+};
+
+struct base_with_member {
+    int calls = 0;
+    void bump() { ++calls; }
+};
+struct derived_target : base_with_member {};
+
+// ---- compile time ---------------------------------------------------------------------------
+
+using timer_binding = idlewheel::member_binding<&target::on_timer, target>;
+using idle_binding = idlewheel::member_binding<&target::on_idle, target>;
+using beat_binding = idlewheel::member_binding<&target::on_heartbeat, target>;
+using adjust_binding = idlewheel::member_binding<&target::twice, target>;
+using session_binding = idlewheel::member_binding<&target::on_liveness, target>;
+using session_handler = idlewheel::basic_session_liveness_config<wheel_type>::bound_handler;
+
+// Each member serves its own shape, and no other.
+static_assert(std::is_convertible_v<timer_binding, idlewheel::timer_callback>);
+static_assert(!std::is_convertible_v<timer_binding, idlewheel::idle_handler>);
+static_assert(!std::is_convertible_v<timer_binding, idlewheel::heartbeat_handler>);
+static_assert(!std::is_convertible_v<timer_binding, idlewheel::repeat_adjust>);
+static_assert(std::is_convertible_v<idle_binding, idlewheel::idle_handler>);
+static_assert(!std::is_convertible_v<idle_binding, idlewheel::timer_callback>);
+static_assert(!std::is_convertible_v<idle_binding, idlewheel::heartbeat_handler>);
+static_assert(std::is_convertible_v<beat_binding, idlewheel::heartbeat_handler>);
+static_assert(!std::is_convertible_v<beat_binding, idlewheel::idle_handler>);
+static_assert(!std::is_convertible_v<beat_binding, idlewheel::timer_callback>);
+static_assert(std::is_convertible_v<adjust_binding, idlewheel::repeat_adjust>);
+static_assert(!std::is_convertible_v<adjust_binding, idlewheel::timer_callback>);
+static_assert(std::is_convertible_v<session_binding, session_handler>);
+static_assert(!std::is_convertible_v<session_binding, idlewheel::heartbeat_handler>);
+static_assert(!std::is_convertible_v<timer_binding, session_handler>);
+// Not to a plain function pointer, nor to anything that is not a {function, context} pair.
+static_assert(!std::is_convertible_v<timer_binding, void (*)(void*)>);
+static_assert(!std::is_convertible_v<timer_binding, int>);
+// A const object cannot be a handler's (non-const) context.
+struct const_callable {
+    void f() const {}
+};
+static_assert(!std::is_convertible_v<idlewheel::member_binding<&const_callable::f, const const_callable>,
+                                     idlewheel::timer_callback>);
+static_assert(std::is_convertible_v<idlewheel::member_binding<&const_callable::f, const_callable>,
+                                    idlewheel::timer_callback>);
+// A binding is the object's pointer and nothing more; the handler is the same pair as before.
+static_assert(sizeof(timer_binding) == sizeof(void*));
+static_assert(sizeof(idlewheel::timer_callback) == 2 * sizeof(void*));
+// It is a constant expression: no work at run time to make the handler.
+target constant_target;
+constexpr idlewheel::timer_callback constant_callback = bind_member<&target::on_timer>(&constant_target);
+static_assert(constant_callback.context == &constant_target);
+
+}  // namespace
+
+// ---- run time, every shape ------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(timer_node_fires_the_bound_member_of_its_object) {
+    scene s;
+    target a, b;
+    a.stage = b.stage = &s;
+    idlewheel::timer_node node{bind_member<&target::on_timer>(&a)};
+    s.wheel.schedule(node, 50ms);
+    s.step_to(100);
+    BOOST_TEST(a.fired == (std::vector<std::int64_t>{50}), boost::test_tools::per_element());
+    BOOST_TEST(b.fired.empty());
+    node.set_callback(bind_member<&target::on_timer>(&b));  // rebinding: the other object now
+    s.wheel.schedule(node, 30ms);
+    s.step_to(200);
+    BOOST_TEST(a.fired.size() == 1U);
+    BOOST_TEST(b.fired == (std::vector<std::int64_t>{130}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_member_of_a_base_class_binds_to_the_derived_object) {
+    scene s;
+    derived_target d;
+    idlewheel::timer_node node{bind_member<&derived_target::bump>(&d)};
+    s.wheel.schedule(node, 20ms);
+    s.step_to(50);
+    BOOST_TEST(d.calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE(idle_watch_reports_kind_and_first_to_the_bound_member) {
+    scene s;
+    target t;
+    t.stage = &s;
+    idlewheel::basic_idle_watch<wheel_type> watch{s.wheel, bind_member<&target::on_idle>(&t), {.reader = 100ms}, &s.live};
+    watch.start();
+    s.step_to(99);
+    BOOST_TEST(t.idles.empty());  // never early
+    s.step_to(250);
+    BOOST_TEST_REQUIRE(t.idles.size() == 2U);
+    BOOST_TEST((t.idles[0].first == idlewheel::idle_kind::reader));
+    BOOST_TEST(t.idles[0].second);   // first report of the quiet stretch
+    BOOST_TEST(!t.idles[1].second);  // the same stretch, a period later
+    BOOST_TEST(t.idle_at[0] >= 100);
+    BOOST_TEST(t.idle_at[0] <= 120);  // at most two ticks late (idle_watch.hpp, Precision)
+    BOOST_TEST(s.live.reader_idle == 2U);
+}
+
+BOOST_AUTO_TEST_CASE(heartbeat_tells_the_bound_member_send_ping_then_dead_peer) {
+    scene s;
+    target t;
+    t.stage = &s;
+    idlewheel::basic_heartbeat<wheel_type> hb{
+        s.wheel, bind_member<&target::on_heartbeat>(&t), {.ping_interval = 100ms, .pong_timeout = 50ms}, &s.live};
+    hb.start();
+    s.step_to(400);
+    BOOST_TEST_REQUIRE(t.beats.size() == 2U);
+    BOOST_TEST((t.beats[0].first == idlewheel::heartbeat_event::send_ping));
+    BOOST_TEST((t.beats[1].first == idlewheel::heartbeat_event::dead_peer));
+    BOOST_TEST(t.beats[0].second >= 100);
+    BOOST_TEST(t.beats[1].second >= t.beats[0].second + 50);  // never before pong_timeout after the ping
+    BOOST_TEST(s.live.pings_sent == 1U);
+    BOOST_TEST(s.live.dead_peers == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(repeating_timer_takes_a_bound_callback_and_a_bound_adjust_hook) {
+    scene s;
+    target t;
+    t.stage = &s;
+    idlewheel::basic_repeating_timer<wheel_type> timer{s.wheel, bind_member<&target::on_timer>(&t), 50ms,
+                                                       {.adjust = bind_member<&target::twice>(&t)}};
+    timer.start();
+    s.step_to(99);
+    BOOST_TEST(t.fired.empty());  // the hook doubled the period: not at 50
+    s.step_to(250);
+    BOOST_TEST(t.fired == (std::vector<std::int64_t>{100, 200}), boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(!t.adjusted.empty());
+    BOOST_TEST((t.adjusted.front() == std::chrono::nanoseconds(50ms)));  // called with the period
+    timer.stop();
+}
+
+BOOST_AUTO_TEST_CASE(session_liveness_config_takes_a_bound_handler) {
+    scene s;
+    target t;
+    t.stage = &s;
+    const idlewheel::basic_session_liveness_config<wheel_type> config{
+        s.wheel, {.idle_timeout = 100ms, .close_timeout = 50ms}, bind_member<&target::on_liveness>(&t), &s.live};
+    idlewheel::basic_session_liveness<wheel_type> session{config};
+    session.start();
+    s.step_to(300);
+    BOOST_TEST_REQUIRE(t.verdicts.size() == 2U);
+    BOOST_TEST((t.verdicts[0].first == idlewheel::liveness_event::idle));
+    BOOST_TEST((t.verdicts[1].first == idlewheel::liveness_event::close_timeout));
+    BOOST_TEST(t.verdicts[0].second >= 100);
+    BOOST_TEST(t.verdicts[1].second >= t.verdicts[0].second + 50);
+    BOOST_TEST(t.session_seen == static_cast<const void*>(&session));
+    // The close deadline is counted as such, not as an operation timeout.
+    BOOST_TEST(s.live.close_timeouts == 1U);
+    BOOST_TEST(s.live.operation_timeouts == 0U);
+}
