@@ -21,58 +21,109 @@
 # without touching the system's apt. The run names the versions unstable has; it stops only if
 # Debian's servers cannot be read.) Then the library, demo and reliability tests again under
 # AddressSanitizer + UBSan (not the browser, TSan, Prometheus, --io-threads, TLS and docs suites).
+# The matrix and ASan builds run in the background at nice 19 while the optimised build's
+# tests run; every test runs in the foreground, after its build. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
 jobs=$(nproc)
 start=$SECONDS
 
+phase() {  # NAME START: one line per phase, for the CI log (what each part of the run costs)
+  echo "test.sh: $1 took $((SECONDS - $2)) s"
+}
+
 # -g1 (here and in the ASan build): line tables and inlined frames, no variable locations.
 # ASan and UBSan reports keep file:line in every frame; most sampled objects took 17-42 % less
 # CPU to compile than with -g.
+begin=$SECONDS
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O2 -g1" -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_BENCH=ON \
   -DIDLEWHEEL_FUZZ_BUILD_DIR="$PWD/build/fuzz" >/dev/null  # shared with tests/fuzz/run.sh's default (.ci/run)
 cmake --build build/test -j"$jobs"
-ctest --test-dir build/test --output-on-failure -j"$jobs"
-tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
+phase "the optimised build" "$begin"
 
 # The matrix: unit tests only (-O1: they compile faster and run in seconds), warnings as errors.
 matrix_flags=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_BENCH=OFF
   -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF)
-matrix() {  # NAME CMAKE_ARGS...: configure build/test-NAME, build, run
+matrix_builds=()
+matrix_build() {  # NAME CMAKE_ARGS...: configure and build build/test-NAME
   local name=$1 begin=$SECONDS
   shift
   cmake -S . -B "build/test-$name" "${matrix_flags[@]}" "$@" >/dev/null
   cmake --build "build/test-$name" -j"$jobs"
-  ctest --test-dir "build/test-$name" --output-on-failure -j"$jobs"
-  echo "test.sh: matrix $name passed in $((SECONDS - begin)) s"
+  matrix_builds+=("$name")
+  phase "building matrix $name" "$begin"
 }
 fetched() {  # SCRIPT VERSION DEST: the include directory, or the fetch's own reason and exit
   "scripts/$1" "$2" "$3" || { echo "test.sh: the matrix stops: $1 $2 failed (its reason is above)" >&2; exit 1; }
 }
-# Debian unstable's newest Boost and Asio, asked today (scripts/newest_in_debian.sh), so the
-# matrix follows unstable by itself; Debian 13's Boosts are pinned.
-read -r sid_boost sid_asio < <(scripts/newest_in_debian.sh build/sid) ||
-  { echo "test.sh: could not ask Debian unstable for its newest Boost and Asio (the reason is above)" >&2; exit 1; }
-echo "test.sh: Debian unstable has Boost $sid_boost and standalone Asio $sid_asio today: the matrix tests those"
-boosts=(1.83 1.88)
-case " ${boosts[*]} 1.81 " in *" $sid_boost "*) ;; *) boosts+=("$sid_boost") ;; esac
-for version in "${boosts[@]}"; do
-  include=$(fetched fetch_boost.sh "$version" "build/boost-$version")
-  extra=(-DIDLEWHEEL_TEST_BEAST=OFF)  # the middle of the range: no Beast tests and examples
-  [ "$version" = "${boosts[-1]}" ] && extra=(-DCMAKE_CXX_COMPILER=clang++)  # the newest: all, on clang
-  matrix "boost-$version" -DIDLEWHEEL_BOOST_ROOT="${include%/include}" "${extra[@]}"
-done
-matrix standalone-asio -DIDLEWHEEL_STANDALONE_ASIO=ON
-if [ "$sid_asio" != 1.22 ]; then
-  include=$(fetched fetch_asio.sh "$sid_asio" "build/asio-$sid_asio")
-  matrix "standalone-asio-$sid_asio" -DIDLEWHEEL_STANDALONE_ASIO=ON -DIDLEWHEEL_ASIO_INCLUDE_DIR="$include" -DCMAKE_CXX_COMPILER=clang++
-fi
 
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEWHEEL_WERROR=ON \
-  -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
-cmake --build build/asan -j"$jobs"
+# The builds of the matrix and of the ASan run go on in the background at the lowest priority
+# (nice 19) while the optimised build's tests run: most of those wait on sockets and clocks,
+# and the real-time ones are made to pass with both cores busy (tests/loaded/run.sh runs them
+# beside two busy loops at normal priority). Every test itself runs in the foreground at
+# normal priority, after the builds. The background's output is printed when it ends
+# (build/background.log); any failure there fails the run.
+background() {
+  set +m  # its own commands stay in its process group
+  renice -n 19 -p "$BASHPID" >/dev/null
+  # Debian unstable's newest Boost and Asio, asked today (scripts/newest_in_debian.sh), so the
+  # matrix follows unstable by itself; Debian 13's Boosts are pinned.
+  read -r sid_boost sid_asio < <(scripts/newest_in_debian.sh build/sid) ||
+    { echo "test.sh: could not ask Debian unstable for its newest Boost and Asio (the reason is above)" >&2; exit 1; }
+  echo "test.sh: Debian unstable has Boost $sid_boost and standalone Asio $sid_asio today: the matrix tests those"
+  local boosts=(1.83 1.88) version include extra
+  case " ${boosts[*]} 1.81 " in *" $sid_boost "*) ;; *) boosts+=("$sid_boost") ;; esac
+  for version in "${boosts[@]}"; do
+    include=$(fetched fetch_boost.sh "$version" "build/boost-$version")
+    extra=(-DIDLEWHEEL_TEST_BEAST=OFF)  # the middle of the range: no Beast tests and examples
+    [ "$version" = "${boosts[-1]}" ] && extra=(-DCMAKE_CXX_COMPILER=clang++)  # the newest: all, on clang
+    matrix_build "boost-$version" -DIDLEWHEEL_BOOST_ROOT="${include%/include}" "${extra[@]}"
+  done
+  matrix_build standalone-asio -DIDLEWHEEL_STANDALONE_ASIO=ON
+  if [ "$sid_asio" != 1.22 ]; then
+    include=$(fetched fetch_asio.sh "$sid_asio" "build/asio-$sid_asio")
+    matrix_build "standalone-asio-$sid_asio" -DIDLEWHEEL_STANDALONE_ASIO=ON -DIDLEWHEEL_ASIO_INCLUDE_DIR="$include" \
+      -DCMAKE_CXX_COMPILER=clang++
+  fi
+  local begin=$SECONDS
+  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEWHEEL_WERROR=ON \
+    -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
+  cmake --build build/asan -j"$jobs"
+  phase "building for ASan" "$begin"
+  echo "${matrix_builds[*]}" >build/background.matrix
+}
+rm -f build/background.matrix
+set -m  # the background in a process group of its own: ended with everything it started
+background >build/background.log 2>&1 &
+background_pid=$!
+set +m
+end_background() { kill -- -"$background_pid" 2>/dev/null || true; }
+trap end_background EXIT
+
+begin=$SECONDS
+ctest --test-dir build/test --output-on-failure -j"$jobs"
+phase "the optimised build's tests" "$begin"
+tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
+
+begin=$SECONDS
+background_status=0
+wait "$background_pid" || background_status=$?
+trap - EXIT
+echo "test.sh: ---- the background builds (build/background.log), waited for $((SECONDS - begin)) s ----"
+cat build/background.log
+[ "$background_status" = 0 ] || { echo "test.sh: the background builds failed (exit $background_status): see above" >&2; exit 1; }
+
+read -r -a matrix_builds <build/background.matrix
+for name in "${matrix_builds[@]}"; do
+  begin=$SECONDS
+  ctest --test-dir "build/test-$name" --output-on-failure -j"$jobs"
+  phase "testing matrix $name" "$begin"
+done
+
+begin=$SECONDS
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs|fleet"
+phase "the ASan tests" "$begin"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
