@@ -6,7 +6,7 @@
  * @brief idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
  */
 
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/liveness_stats.hpp>

@@ -7,13 +7,13 @@
  */
 
 #include <idlewheel/bind_member.hpp>
-#include <idlewheel/detail/activity_epochs.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/activity_epochs.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/detail/owner_of.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/timer_entry.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -223,7 +223,7 @@ private:
  * The jitter offset is derived from the object's address: no storage.
  *
  * A touch (on_read(), on_inbound()) reads no clock and touches no timer: it stores the
- * wheel's current activity epoch (detail/activity_epochs.hpp) in one 32-bit field.
+ * wheel's current activity epoch (core/activity_epochs.hpp) in one 32-bit field.
  *
  * @par Precision
  * Never early. Idle and heartbeat outcomes come at most two ticks (plus wake-up

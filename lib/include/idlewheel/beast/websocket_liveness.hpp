@@ -12,7 +12,7 @@
 #endif
 
 #include <idlewheel/beast.hpp>
-#include <idlewheel/detail/check_config.hpp>
+#include <idlewheel/core/check_config.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>
@@ -134,7 +134,7 @@ private:
  *  - Beast's websocket timeouts stay off: a stream_base::timeout other than "none" set after
  *    start() (timeout::suggested, say) would run Beast's own timer beside this object's.
  *    accepted(ec) looks: with the library's checks on (IDLEWHEEL_CHECK_USAGE,
- *    detail/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
+ *    core/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
  *    calls std::abort(); without them it turns Beast's timeouts off again. Set Beast's
  *    options before start(), or leave the timeout out.
  *  - send_ping: sent with async_ping only if no ping is in flight and no close under way
