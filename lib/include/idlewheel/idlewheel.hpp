@@ -15,6 +15,7 @@
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/manual_clock.hpp>
+#include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/owner_offset.hpp>
 #include <idlewheel/repeating_timer.hpp>
