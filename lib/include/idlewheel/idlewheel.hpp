@@ -18,6 +18,7 @@
 #include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/owner_offset.hpp>
+#include <idlewheel/per_shard.hpp>
 #include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/stream_liveness.hpp>
