@@ -74,8 +74,9 @@ template <auto Member, class T>
  *         else socket.close();       // dead_peer
  *     }
  *
- * idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
- * application-level ping on send_ping and call on_inbound() for every byte received.
+ * idlewheel/beast/websocket_helpers.hpp wires this to a boost::beast::websocket::stream. Over
+ * raw TCP, send an application-level ping on send_ping and call on_inbound() for every byte
+ * received.
  *
  * @par Jitter
  * Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn

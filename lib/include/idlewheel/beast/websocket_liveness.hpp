@@ -11,11 +11,10 @@
     "idlewheel/beast/websocket_liveness.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
-#include <idlewheel/beast.hpp>
+#include <idlewheel/beast/websocket_helpers.hpp>
 #include <idlewheel/core/check_config.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
-#include <idlewheel/wheel_pool.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/string.hpp>
@@ -95,7 +94,7 @@ private:
 /**
  * The whole liveness of one Beast WebSocket session —
  * handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
- * less, on one wheel entry, with every rule of idlewheel/beast.hpp applied for you.
+ * less, on one wheel entry, with every rule of idlewheel/beast/websocket_helpers.hpp applied for you.
  *
  * @tparam Session the session type: holds this object as a member, derives from
  * std::enable_shared_from_this<Session>.

@@ -1,9 +1,9 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_BEAST_HPP
-#define IDLEWHEEL_BEAST_HPP
+#ifndef IDLEWHEEL_BEAST_WEBSOCKET_HELPERS_HPP
+#define IDLEWHEEL_BEAST_WEBSOCKET_HELPERS_HPP
 
 /** @file
- * @brief idlewheel/beast.hpp: glue between idlewheel's liveness objects and boost::beast::websocket::stream.
+ * @brief idlewheel/beast/websocket_helpers.hpp: glue between idlewheel's liveness objects and boost::beast::websocket::stream.
  *
  *  - report_control_frames(ws, hb): every pong (and ping, and close) the peer sends counts as
  *    inbound for the heartbeat. Beast calls the control callback while a read is pending,
@@ -25,11 +25,14 @@
  *  - one ping at a time: Beast forbids a second async_ping while one is pending; keep a "ping
  *    in flight" flag and skip send_ping while it is set. Do not report your pings to an
  *    idle_watch as writes (on_write()): all-idle would then never fire (Netty's trap too).
+ *
+ * beast::websocket_liveness applies all of this for you. Until 1.x these functions were in
+ * idlewheel/beast.hpp, which is now the umbrella of every Beast header and still has them.
  */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #error \
-    "idlewheel/beast.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
+    "idlewheel/beast/websocket_helpers.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
 #include <idlewheel/detail/lowest_socket.hpp>
@@ -80,7 +83,7 @@ void report_control_frames(boost::beast::websocket::stream<NextLayer, Deflate>& 
 }
 
 /// Starts the idle-kick close handshake: 1000 "idle timeout". Completion: void(error_code).
-/// Only if no close is under way (see idlewheel/beast.hpp), and with a deadline on it.
+/// Only if no close is under way (see idlewheel/beast/websocket_helpers.hpp), and with a deadline on it.
 /// It is websocket::stream::async_close: its handler, executor, cancellation and errors.
 /// @param ws the websocket stream.
 /// @param token the completion token.
