@@ -94,4 +94,8 @@ inline void timer_entry::act(entry_action a) {
 
 }  // namespace idlewheel::detail
 
+// core() and the destructor are defined in wheel_core.hpp (they need wheel_core): included
+// here, after timer_entry, so that this header compiles on its own (either may come first).
+#include <idlewheel/core/wheel_core.hpp>
+
 #endif
