@@ -7,9 +7,8 @@
  *
  * The umbrella of idlewheel/beast/, as <boost/beast.hpp> is Beast's: beast::tcp_stream,
  * beast::http_timeouts, beast::websocket_liveness and the websocket helpers
- * (report_control_frames(), async_close_idle(), drop(), idle_close_reason(); this header held
- * only those until the layout of issue 25, so code that includes it for them compiles
- * unchanged). idlewheel/beast/ssl_stream.hpp needs OpenSSL and is left out, as Beast keeps
+ * (report_control_frames(), async_close_idle(), drop(), idle_close_reason(): this header
+ * used to hold only those, so code that includes it for them compiles unchanged). idlewheel/beast/ssl_stream.hpp needs OpenSSL and is left out, as Beast keeps
  * <boost/beast/ssl.hpp> apart: include it yourself. Needs Boost.Beast, so Boost.Asio (not with
  * IDLEWHEEL_STANDALONE_ASIO). Nothing in the library includes this header.
  */

@@ -26,8 +26,9 @@
  *    in flight" flag and skip send_ping while it is set. Do not report your pings to an
  *    idle_watch as writes (on_write()): all-idle would then never fire (Netty's trap too).
  *
- * beast::websocket_liveness applies all of this for you. Until 1.x these functions were in
- * idlewheel/beast.hpp, which is now the umbrella of every Beast header and still has them.
+ * beast::websocket_liveness applies all of this for you. These functions used to be all of
+ * idlewheel/beast.hpp; that header is now the umbrella of the Beast headers and still brings
+ * them (CHANGELOG.md, Unreleased).
  */
 
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
