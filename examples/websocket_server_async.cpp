@@ -23,7 +23,7 @@
 // <idle-ms> (test): idle timeout in ms (default 60 000); the handshake deadline is half of
 // it, pings go out after a third of it of silence and must be answered within a third.
 
-#include <idlewheel/beast/websocket_liveness.hpp>  // idlewheel
+#include <idlewheel/beast.hpp>  // idlewheel: websocket_liveness, and wheel_pool / per_shard (with tcp_stream)
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/strand.hpp>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Applications use idlewheel's public API only: fails, naming file:line, if a source file under
-demo_server/, examples/ or tools/ includes a header of idlewheel's detail/ or impl/ (or Asio's
+demo_server/, examples/ or tools/ includes a header of idlewheel's detail/, core/ or impl/ (or Asio's
 or Beast's detail/), or names a `detail::` namespace of idlewheel, Asio or Beast. The library
 (lib/), its tests (tests/) and the benchmarks (bench/) may.
 
@@ -12,7 +12,7 @@ import sys
 CHECKED = ("demo_server", "examples", "tools")
 SUFFIXES = {".hpp", ".cpp", ".h", ".cc", ".ipp", ".in"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]\s*('
-                     r'idlewheel/(?:.*/)?(?:detail|impl)/'
+                     r'idlewheel/(?:.*/)?(?:detail|impl|core)/'
                      r'|(?:boost/)?asio/(?:.*/)?detail/'
                      r'|boost/beast/(?:.*/)?detail/)')
 NAMESPACE = re.compile(r'\b(idlewheel|asio|beast)\s*::\s*detail\s*::')

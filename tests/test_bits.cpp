@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#include <idlewheel/detail/bits.hpp>
+#include <idlewheel/core/bits.hpp>
 
-// The wheel's bit operations (detail/bits.hpp) against a plain loop that counts bit by bit:
+// The wheel's bit operations (core/bits.hpp) against a plain loop that counts bit by bit:
 // the compiler builtins the wheel uses, and the portable versions other compilers get, on
 // every word with one bit set, every word with its lowest or highest k bits set, and random
 // words.

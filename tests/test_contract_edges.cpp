@@ -15,7 +15,7 @@
 #include "support/manual_io.hpp"
 #include "support/net.hpp"
 
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>
@@ -437,7 +437,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(entry_size)
 
-// What an entry costs is part of the design (detail/timer_entry.hpp): on LP64, the wheel's
+// What an entry costs is part of the design (core/timer_entry.hpp): on LP64, the wheel's
 // own bookkeeping is 40 bytes, and a function (or a shared table) pointer makes 48.
 BOOST_AUTO_TEST_CASE(entries_cost_what_the_wheel_needs) {
     if constexpr (sizeof(void*) == 8) {

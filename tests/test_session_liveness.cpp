@@ -664,7 +664,7 @@ BOOST_AUTO_TEST_CASE(a_running_session_keeps_its_place_on_a_full_wheel) {
     BOOST_TEST(f.wheel.stats().rejected >= f.events.size());
 }
 
-// ---- compact marks (detail/activity_epochs.hpp) ----------------------------------------
+// ---- compact marks (core/activity_epochs.hpp) ----------------------------------------
 
 BOOST_AUTO_TEST_CASE(compact_marks_expand_to_their_epoch) {
     idlewheel::detail::activity_epochs e;

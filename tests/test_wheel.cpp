@@ -1,5 +1,5 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 // Unit tests of the pure wheel: time is a tick passed to advance(), so every expectation is
 // exact. The ticks chosen are the ones a hierarchical wheel gets wrong: the first and last

@@ -1,5 +1,5 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 // detail::wheel against a reference model (support/wheel_model.hpp) over millions of random
 // operations, compared after every one. The unit suite (test_wheel.cpp) pins the cases we

@@ -1,5 +1,5 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 // libFuzzer target: detail::wheel against the reference model, driven by the input bytes.
 //

@@ -15,7 +15,7 @@
 // inspection; the only rule it shares with the wheel is the clamp of a deadline <= now() to
 // now() + 1. Everything else (levels, cascading, occupancy, hints) must agree with it.
 
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 #include <array>
 #include <bit>

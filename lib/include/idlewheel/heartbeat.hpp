@@ -6,7 +6,7 @@
  * @brief idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
  */
 
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/liveness_stats.hpp>
@@ -74,8 +74,9 @@ template <auto Member, class T>
  *         else socket.close();       // dead_peer
  *     }
  *
- * idlewheel/beast.hpp wires this to a boost::beast::websocket::stream. Over raw TCP, send an
- * application-level ping on send_ping and call on_inbound() for every byte received.
+ * idlewheel/beast/websocket_helpers.hpp wires this to a boost::beast::websocket::stream. Over
+ * raw TCP, send an application-level ping on send_ping and call on_inbound() for every byte
+ * received.
  *
  * @par Jitter
  * Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn

@@ -6,8 +6,8 @@
  * @brief idlewheel::idle_watch: Netty's IdleStateHandler for an Asio session, on a shared wheel.
  */
 
-#include <idlewheel/detail/destruction_guard.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/destruction_guard.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/timer_node.hpp>
@@ -86,7 +86,7 @@ template <auto Member, class T>
  *
  * @par Cost
  * on_read()/on_write() never touch the Asio timer, never post, never allocate and never
- * read the clock: they store the wheel's current activity epoch (detail/activity_epochs.hpp). The
+ * read the clock: they store the wheel's current activity epoch (core/activity_epochs.hpp). The
  * wheel closes an epoch at the first tick boundary after it was used, with one clock read for
  * all sessions; nothing is visited per session. The watch's own wheel entry is re-armed only
  * when it comes due (Netty's lazy scheme): then it re-arms for the remaining time, or reports.

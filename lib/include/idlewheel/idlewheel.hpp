@@ -3,11 +3,12 @@
 #define IDLEWHEEL_IDLEWHEEL_HPP
 
 /** @file
- * @brief Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the Beast
- * glue, is separate so that users without Beast need not have it).
+ * @brief Everything of idlewheel's public API in one include (idlewheel/beast.hpp, the umbrella
+ * of the Beast headers, is separate so that users without Beast need not have it).
  */
 // Every public header of this directory but beast.hpp must be listed here:
-// tests/umbrella_header.cmake checks it.
+// tests/umbrella_header.cmake checks it (and tests/header_layers.py that nothing in lib/
+// includes this header).
 #include <idlewheel/bind_member.hpp>
 #include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
@@ -15,8 +16,10 @@
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/manual_clock.hpp>
+#include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/owner_offset.hpp>
+#include <idlewheel/per_shard.hpp>
 #include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/stream_liveness.hpp>

@@ -4,16 +4,18 @@
 
 /** @file
  * @brief idlewheel::session_liveness: every timeout of one session in one small object, on one wheel entry.
+ *
+ * member_liveness has its own header, idlewheel/member_liveness.hpp, which this header
+ * includes at its end: code that includes only this header and uses member_liveness compiles.
  */
 
 #include <idlewheel/bind_member.hpp>
-#include <idlewheel/detail/activity_epochs.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/activity_epochs.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
-#include <idlewheel/detail/owner_of.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/timer_entry.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -186,7 +188,8 @@ private:
  * (idlewheel::session_liveness is `basic_session_liveness<wheel_timer>`). The sans-I/O state
  * machine under idlewheel/beast/websocket_liveness.hpp (WebSocket) and
  * idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone Asio
- * too. member_liveness (below) calls a member function of the session that holds it.
+ * too. member_liveness (idlewheel/member_liveness.hpp, which this header includes) calls a
+ * member function of the session that holds it.
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *
@@ -223,7 +226,7 @@ private:
  * The jitter offset is derived from the object's address: no storage.
  *
  * A touch (on_read(), on_inbound()) reads no clock and touches no timer: it stores the
- * wheel's current activity epoch (detail/activity_epochs.hpp) in one 32-bit field.
+ * wheel's current activity epoch (core/activity_epochs.hpp) in one 32-bit field.
  *
  * @par Precision
  * Never early. Idle and heartbeat outcomes come at most two ticks (plus wake-up
@@ -603,62 +606,10 @@ using session_liveness_config = basic_session_liveness_config<wheel_timer>;
 /// The session liveness for idlewheel::wheel_timer (steady_clock).
 using session_liveness = basic_session_liveness<wheel_timer>;
 
-template <class Session, class Wheel = wheel_timer>
-class member_liveness;
-
-/// The config of member_liveness: the hook is a member function of the session.
-template <class Session, class Wheel = wheel_timer>
-class member_liveness_config : public basic_session_liveness_config<Wheel> {
-public:
-    using hook_type = void (Session::*)(liveness_event);  ///< The member function told of every event.
-
-    /// @param wheel the wheel; must outlive the config.
-    /// @param options the times.
-    /// @param hook the member function every event calls, on the session holding the object.
-    /// @param stats the counters, or null.
-    /// @throws std::invalid_argument as basic_session_liveness_config.
-    member_liveness_config(Wheel& wheel, const session_liveness_options& options, hook_type hook,
-                           liveness_stats* stats = nullptr)
-        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats), hook_(hook) {
-        this->set_handler(&dispatch, this);
-    }
-
-private:
-    friend class member_liveness<Session, Wheel>;
-
-    static void dispatch(void* context, basic_session_liveness<Wheel>& core, liveness_event e) {
-        const auto& self = *static_cast<const member_liveness_config*>(context);
-        auto& live = static_cast<member_liveness<Session, Wheel>&>(core);
-        (live.owner().*(self.hook_))(e);  // last: it may end the session
-    }
-
-    hook_type hook_;
-    detail::owner_offset owner_;
-};
-
-/// A session_liveness that tells a member function of the session holding it, `void
-/// Session::hook(liveness_event)`, with no pointer to the session stored (detail/owner_of.hpp):
-/// for a session that drives its own transport (an HTTP session that upgrades, say) and
-/// applies the outcomes itself. beast::websocket_liveness and stream_liveness do that for you.
-template <class Session, class Wheel>
-class member_liveness : public basic_session_liveness<Wheel> {
-public:
-    using config_type = member_liveness_config<Session, Wheel>;  ///< Its config.
-
-    /// A stopped session of `config`, held by `owner` (it must be a member of `owner`, at the
-    /// same offset in every Session).
-    /// @param config the config; must outlive the object.
-    /// @param owner the session that holds this object.
-    member_liveness(const config_type& config, Session& owner) noexcept : basic_session_liveness<Wheel>(config) {
-        config.owner_.learn(owner, *this);
-    }
-
-    /// The session that holds this object.
-    [[nodiscard]] Session& owner() noexcept {
-        return static_cast<const config_type&>(this->config()).owner_.template owner<Session>(*this);
-    }
-};
-
 }  // namespace idlewheel
+
+// member_liveness (a session_liveness that calls a member function of its session) has its own
+// header; it is included here so that code including only this header keeps compiling.
+#include <idlewheel/member_liveness.hpp>
 
 #endif

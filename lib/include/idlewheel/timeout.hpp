@@ -6,7 +6,7 @@
  * @brief idlewheel::timeout: the handle wheel_timer::schedule() returns (Netty's Timeout).
  */
 
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 
 #include <cstdint>
 #include <optional>

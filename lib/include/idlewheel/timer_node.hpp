@@ -7,7 +7,7 @@
  */
 
 #include <idlewheel/bind_member.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 
 #include <chrono>
 

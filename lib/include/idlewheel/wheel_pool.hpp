@@ -4,9 +4,13 @@
 
 /** @file
  * @brief idlewheel::wheel_pool: wheels for ONE io_context run by N threads.
+ *
+ * per_shard has its own header, idlewheel/per_shard.hpp, which this header includes at its
+ * end: code that includes only this header and uses per_shard compiles.
  */
 
 #include <idlewheel/detail/asio.hpp>
+#include <idlewheel/detail/pool_gather.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
@@ -14,7 +18,6 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
-#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -188,7 +191,7 @@ public:
     /// @return what the token's async_result makes of it.
     template <class F, class Token>
     auto async_for_each(F f, Token&& token) {
-        return net::async_initiate<Token, void()>(initiate_for_each{this}, token, std::move(f));
+        return net::async_initiate<Token, void()>(detail::initiate_pool_for_each<shards_type>{&shards_, io_}, token, std::move(f));
     }
 
     /// The sum of every shard's wheel_stats (wheel_stats::operator+=), read on each shard's
@@ -198,7 +201,8 @@ public:
     /// @return what the token's async_result makes of it.
     template <class Token>
     auto async_stats(Token&& token) {
-        return net::async_initiate<Token, void(wheel_stats)>(initiate_gather<wheel_stats, stats_of>{this}, token);
+        return net::async_initiate<Token, void(wheel_stats)>(
+            detail::initiate_pool_gather<shards_type, wheel_stats, detail::pool_stats_of>{&shards_, io_}, token);
     }
 
     /// Stops every shard's wheel on its own strand (wheel_timer::stop()). Completion:
@@ -209,8 +213,8 @@ public:
     /// @return what the token's async_result makes of it.
     template <class Token>
     auto async_stop(Token&& token) {
-        return net::async_initiate<Token, void(std::vector<timeout>)>(initiate_gather<std::vector<timeout>, stop_of>{this},
-                                                                       token);
+        return net::async_initiate<Token, void(std::vector<timeout>)>(
+            detail::initiate_pool_gather<shards_type, std::vector<timeout>, detail::pool_stop_of>{&shards_, io_}, token);
     }
 
 private:
@@ -219,153 +223,20 @@ private:
         return 4 * static_cast<std::size_t>(hw != 0 ? hw : 1);
     }
 
-    // Completes `handler` as if by post, on its associated executor (default: the
-    // io_context's), with work counted on that executor until the completion is posted.
-    template <class Handler>
-    struct completion {
-        using work_type = decltype(net::prefer(
-            std::declval<net::associated_executor_t<Handler, net::io_context::executor_type>>(),
-            net::execution::outstanding_work.tracked));
-        Handler handler;
-        work_type work;
-
-        completion(Handler&& h, const net::io_context::executor_type& io)
-            : handler(std::move(h)),
-              work(net::prefer(net::get_associated_executor(handler, io), net::execution::outstanding_work.tracked)) {}
-
-        void complete(const net::io_context::executor_type& io) { net::post(io, std::move(handler)); }
-        template <class Arg>
-        void complete(const net::io_context::executor_type& io, Arg&& arg) {
-            net::post(io, detail::handler_with_arg<Handler, std::decay_t<Arg>>{std::move(handler), std::forward<Arg>(arg)});
-        }
-    };
-
-    struct initiate_for_each {
-        basic_wheel_pool* self;
-        template <class Handler, class F>
-        void operator()(Handler&& handler, F f) const {
-            struct state {
-                state(Handler&& h, F fn, const net::io_context::executor_type& io, std::size_t n)
-                    : done(std::move(h), io), f(std::move(fn)), left(n) {}
-                completion<std::decay_t<Handler>> done;
-                F f;
-                std::atomic<std::size_t> left;
-            };
-            auto st = std::make_shared<state>(std::forward<Handler>(handler), std::move(f), self->io_, self->size());
-            for (auto& s : self->shards_) {
-                net::post(s.get_executor(), [st, &s, io = self->io_] {
-                    st->f(s);
-                    if (st->left.fetch_sub(1, std::memory_order_acq_rel) == 1) st->done.complete(io);
-                });
-            }
-        }
-    };
-
-    struct stats_of {
-        static wheel_stats get(shard& s) { return s.wheel().stats(); }
-        static void add(wheel_stats& sum, wheel_stats&& part) { sum += part; }
-    };
-    struct stop_of {
-        static std::vector<timeout> get(shard& s) { return s.wheel().stop(); }
-        static void add(std::vector<timeout>& sum, std::vector<timeout>&& part) {
-            for (auto& t : part) sum.push_back(std::move(t));
-        }
-    };
-
-    // One result per shard, each written on its own strand, summed by the last to finish.
-    template <class Result, class Op>
-    struct initiate_gather {
-        basic_wheel_pool* self;
-        template <class Handler>
-        void operator()(Handler&& handler) const {
-            struct state {
-                state(Handler&& h, const net::io_context::executor_type& io, std::size_t n)
-                    : done(std::move(h), io), parts(n), left(n) {}
-                completion<std::decay_t<Handler>> done;
-                std::vector<Result> parts;
-                std::atomic<std::size_t> left;
-            };
-            auto st = std::make_shared<state>(std::forward<Handler>(handler), self->io_, self->size());
-            for (auto& s : self->shards_) {
-                net::post(s.get_executor(), [st, &s, io = self->io_] {
-                    st->parts[s.index()] = Op::get(s);
-                    if (st->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-                    Result sum{};
-                    for (auto& p : st->parts) Op::add(sum, std::move(p));
-                    st->done.complete(io, std::move(sum));
-                });
-            }
-        }
-    };
+    using shards_type = std::deque<shard>;
 
     net::io_context::executor_type io_;
-    std::deque<shard> shards_;  // a deque: shards never move (strands and wheels are not movable)
+    shards_type shards_;  // a deque: shards never move (strands and wheels are not movable)
     std::atomic<std::size_t> next_{0};
 };
 
 /// The pool on std::chrono::steady_clock.
 using wheel_pool = basic_wheel_pool<std::chrono::steady_clock>;
 
-/// One T per shard of a pool (the liveness config, the liveness_stats, a session list of each
-/// shard), each made by `make(shard&)` and used on that shard's strand. T need be neither
-/// copyable nor movable: `make` returns it by value and it is built in place.
-///
-///     idlewheel::per_shard<liveness_config> configs(pool, options);  // liveness_config(shard.wheel(), options)
-///     idlewheel::per_shard<idlewheel::liveness_stats> stats(pool, [](auto&) { return idlewheel::liveness_stats(); });
-///     live_(configs[shard], *this, ws_)  // in the session's constructor, given the shard of the accept
-///     live_(configs.of(ws_.get_executor()), *this, ws_)  // or found again from the executor (a scan)
-template <class T, class Clock = std::chrono::steady_clock>
-class per_shard {
-public:
-    using value_type = T;                       ///< The per-shard type.
-    using pool_type = basic_wheel_pool<Clock>;  ///< The pool.
-
-    /// Each T is `make(shard)`.
-    /// @param pool the pool; must outlive this object.
-    /// @param make called once per shard, in index order, on the calling thread.
-    template <class Make, std::enable_if_t<std::is_invocable_v<Make&, typename pool_type::shard&>, int> = 0>
-    per_shard(pool_type& pool, Make make) : pool_(pool) {
-        for (std::size_t i = 0; i < pool.size(); ++i) items_.emplace_back(make, pool[i]);
-    }
-
-    /// Each T is `T(shard.wheel(), args...)` (a liveness config: the wheel, then the options).
-    /// @param pool the pool; must outlive this object.
-    /// @param args the arguments after the wheel.
-    template <class... Args, std::enable_if_t<std::is_constructible_v<T, typename pool_type::wheel_type&, const Args&...>, int> = 0>
-    per_shard(pool_type& pool, const Args&... args)
-        : per_shard(pool, [&](typename pool_type::shard& s) { return T(s.wheel(), args...); }) {}
-
-    /// The T of shard `i` (unchecked).
-    /// @param i the index.
-    /// @return the T.
-    [[nodiscard]] T& operator[](std::size_t i) noexcept { return items_[i].value; }
-    /// The T of shard `s`.
-    /// @param s a shard of the pool.
-    /// @return the T.
-    [[nodiscard]] T& operator[](const typename pool_type::shard& s) noexcept { return items_[s.index()].value; }
-    /// The T of the shard whose strand `ex` is.
-    /// @param ex the executor.
-    /// @return the T.
-    /// @throws std::invalid_argument as shard_of().
-    template <class Executor>
-    [[nodiscard]] T& of(const Executor& ex) {
-        return items_[pool_.shard_of(ex).index()].value;
-    }
-    /// The number of Ts (the pool's size()).
-    [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
-    /// The pool.
-    [[nodiscard]] pool_type& pool() const noexcept { return pool_; }
-
-private:
-    struct holder {
-        template <class Make>
-        holder(Make& make, typename pool_type::shard& s) : value(make(s)) {}
-        T value;
-    };
-    pool_type& pool_;
-    std::deque<holder> items_;
-};
-
 }  // namespace idlewheel
+
+// per_shard (one T per shard of a pool) has its own header; it is included here so that code
+// including only this header keeps compiling.
+#include <idlewheel/per_shard.hpp>
 
 #endif

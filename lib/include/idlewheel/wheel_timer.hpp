@@ -6,11 +6,11 @@
  * @brief idlewheel::wheel_timer: many timeouts, one Asio timer.
  */
 
-#include <idlewheel/detail/activity_epochs.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/activity_epochs.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/wait_op.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
@@ -128,7 +128,7 @@ struct entry_access;
  * @tparam Executor the executor type of the wheel's Asio timer (default net::any_io_executor).
  *
  * @par Overview
- * A hierarchical timing wheel (detail/wheel.hpp) driven by ONE asio::basic_waitable_timer on
+ * A hierarchical timing wheel (core/wheel.hpp) driven by ONE asio::basic_waitable_timer on
  * the wheel's executor. Scheduling and cancelling are O(1) and never touch the system timer
  * unless the new timeout is the earliest (with clock_read::per_tick: at most once per tick, to
  * ask for the wake-up that starts the staged delays); the Asio timer is armed only for the

@@ -11,8 +11,8 @@
     "idlewheel/beast/tcp_stream.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
-#include <idlewheel/detail/check_config.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/check_config.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_pool.hpp>
@@ -226,7 +226,7 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *    and release_socket() hands the connection to another stream.
  *  - the stream must not be destroyed while one of its operations is pending (their
  *    completions read the stream); Beast's keeps its state on the heap, alive for them. With
- *    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, detail/check_config.hpp: on unless
+ *    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, core/check_config.hpp: on unless
  *    NDEBUG) the destructor then prints what happened and calls std::abort(); without them it
  *    is undefined. websocket::stream<tcp_stream> does it if it is destroyed with a read
  *    pending (its operations hold its state, and so this stream, only weakly). What to do:

@@ -11,11 +11,10 @@
     "idlewheel/beast/websocket_liveness.hpp needs Boost.Beast, which works with Boost.Asio only: it cannot be used with IDLEWHEEL_STANDALONE_ASIO"
 #endif
 
-#include <idlewheel/beast.hpp>
-#include <idlewheel/detail/check_config.hpp>
+#include <idlewheel/beast/websocket_helpers.hpp>
+#include <idlewheel/core/check_config.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
-#include <idlewheel/wheel_pool.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/string.hpp>
@@ -95,7 +94,7 @@ private:
 /**
  * The whole liveness of one Beast WebSocket session —
  * handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
- * less, on one wheel entry, with every rule of idlewheel/beast.hpp applied for you.
+ * less, on one wheel entry, with every rule of idlewheel/beast/websocket_helpers.hpp applied for you.
  *
  * @tparam Session the session type: holds this object as a member, derives from
  * std::enable_shared_from_this<Session>.
@@ -134,7 +133,7 @@ private:
  *  - Beast's websocket timeouts stay off: a stream_base::timeout other than "none" set after
  *    start() (timeout::suggested, say) would run Beast's own timer beside this object's.
  *    accepted(ec) looks: with the library's checks on (IDLEWHEEL_CHECK_USAGE,
- *    detail/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
+ *    core/check_config.hpp: on unless NDEBUG) it prints what happened and what to do and
  *    calls std::abort(); without them it turns Beast's timeouts off again. Set Beast's
  *    options before start(), or leave the timeout out.
  *  - send_ping: sent with async_ping only if no ping is in flight and no close under way

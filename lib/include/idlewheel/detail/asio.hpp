@@ -7,7 +7,8 @@
 //
 //  - default: Boost.Asio (Boost 1.81 or newer), boost::system::error_code;
 //  - IDLEWHEEL_STANDALONE_ASIO defined: standalone Asio (1.22 or newer), std::error_code; no
-//    Boost header is included (idlewheel/beast.hpp, which needs Beast, says so with #error).
+//    Boost header is included (the Beast headers, idlewheel/beast.hpp and beast/, which need
+//    Beast, say so with #error).
 //
 // These are the Asio headers the library itself needs, nothing more.
 //

@@ -28,8 +28,8 @@
 #include <idlewheel/detail/cancel_after_handler.hpp>
 #include <idlewheel/detail/entry_access.hpp>
 #include <idlewheel/detail/executor_check.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/timer_entry.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 #include <idlewheel/error.hpp>
 
 #include <chrono>

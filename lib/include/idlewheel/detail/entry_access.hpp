@@ -10,8 +10,8 @@
 // Both functions report a stopped or full wheel (max_pending reached) by returning false, as
 // schedule() reports it by throwing, so the adapter decides without an exception.
 
-#include <idlewheel/detail/duration_math.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
+#include <idlewheel/core/duration_math.hpp>
+#include <idlewheel/core/timer_entry.hpp>
 
 #include <cstdint>
 

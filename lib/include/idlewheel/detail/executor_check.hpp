@@ -31,7 +31,7 @@
 // program stops at the first misuse, before the wheel's lists can be corrupted.
 
 #include <idlewheel/detail/asio.hpp>
-#include <idlewheel/detail/check_config.hpp>
+#include <idlewheel/core/check_config.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -10,9 +10,9 @@
 // clock that costs one reading per tick) and runs entries. Calls go down from here; the wheel
 // calls back only through the timer_node callbacks it was given.
 
-#include <idlewheel/detail/activity_epochs.hpp>
-#include <idlewheel/detail/destruction_guard.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
+#include <idlewheel/core/activity_epochs.hpp>
+#include <idlewheel/core/destruction_guard.hpp>
+#include <idlewheel/core/timer_entry.hpp>
 #include <idlewheel/timer_node.hpp>
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 // allocator and freed before the handler is called, so the handler may start the next wait
 // into the same memory.
 
-#include <idlewheel/detail/wheel_core.hpp>
+#include <idlewheel/core/wheel_core.hpp>
 
 #include <idlewheel/detail/asio.hpp>
 

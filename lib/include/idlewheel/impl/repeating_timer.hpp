@@ -3,8 +3,8 @@
 #define IDLEWHEEL_IMPL_REPEATING_TIMER_HPP
 
 #include <idlewheel/detail/asio.hpp>
-#include <idlewheel/detail/destruction_guard.hpp>
-#include <idlewheel/detail/duration_math.hpp>
+#include <idlewheel/core/destruction_guard.hpp>
+#include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 
 #include <limits>

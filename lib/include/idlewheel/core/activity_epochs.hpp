@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_ACTIVITY_EPOCHS_HPP
-#define IDLEWHEEL_DETAIL_ACTIVITY_EPOCHS_HPP
+#ifndef IDLEWHEEL_CORE_ACTIVITY_EPOCHS_HPP
+#define IDLEWHEEL_CORE_ACTIVITY_EPOCHS_HPP
 
 // Activity epochs: how recording activity costs a store and no clock read.
 //

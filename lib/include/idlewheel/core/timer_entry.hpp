@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_TIMER_ENTRY_HPP
-#define IDLEWHEEL_DETAIL_TIMER_ENTRY_HPP
+#ifndef IDLEWHEEL_CORE_TIMER_ENTRY_HPP
+#define IDLEWHEEL_CORE_TIMER_ENTRY_HPP
 
 // Everything a wheel holds is a timer_entry: a wheel node plus how to fire it. An entry costs
 // what the wheel needs and no more (40 bytes on LP64): the wheel it belongs to is its node's
@@ -12,7 +12,7 @@
 //    of many sessions: the one pointer serves both); 48 bytes.
 // The expiry loop makes one indirect call per entry; no entry needs a virtual destructor.
 
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 #include <cstdint>
 
@@ -93,5 +93,9 @@ inline void timer_entry::act(entry_action a) {
 }
 
 }  // namespace idlewheel::detail
+
+// core() and the destructor are defined in wheel_core.hpp (they need wheel_core): included
+// here, after timer_entry, so that this header compiles on its own (either may come first).
+#include <idlewheel/core/wheel_core.hpp>
 
 #endif

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_DURATION_MATH_HPP
-#define IDLEWHEEL_DETAIL_DURATION_MATH_HPP
+#ifndef IDLEWHEEL_CORE_DURATION_MATH_HPP
+#define IDLEWHEEL_CORE_DURATION_MATH_HPP
 
 // The arithmetic behind "never early, never overflowed": a user's delay of any chrono type
 // becomes the clock's duration rounded up and saturated; ticks are counted with one ceiling

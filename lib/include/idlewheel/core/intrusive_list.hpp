@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_INTRUSIVE_LIST_HPP
-#define IDLEWHEEL_DETAIL_INTRUSIVE_LIST_HPP
+#ifndef IDLEWHEEL_CORE_INTRUSIVE_LIST_HPP
+#define IDLEWHEEL_CORE_INTRUSIVE_LIST_HPP
 
 // A circular doubly-linked list with a sentinel. A hook that is not in a list points at
 // itself, so unlinking needs neither the list nor a branch on "am I first or last": that is

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_WHEEL_HPP
-#define IDLEWHEEL_DETAIL_WHEEL_HPP
+#ifndef IDLEWHEEL_CORE_WHEEL_HPP
+#define IDLEWHEEL_CORE_WHEEL_HPP
 
 // The pure data structure under wheel_timer: a hierarchical timing wheel counted in ticks.
 // No clock, no Asio, no allocation; time is an argument (ratas' advance(), Seastar's
@@ -20,8 +20,8 @@
 //    exact tick, never early;
 //  - nodes due at the same tick come out in the order they were inserted (FIFO).
 
-#include <idlewheel/detail/bits.hpp>
-#include <idlewheel/detail/intrusive_list.hpp>
+#include <idlewheel/core/bits.hpp>
+#include <idlewheel/core/intrusive_list.hpp>
 
 #include <array>
 #include <cassert>

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_DESTRUCTION_GUARD_HPP
-#define IDLEWHEEL_DETAIL_DESTRUCTION_GUARD_HPP
+#ifndef IDLEWHEEL_CORE_DESTRUCTION_GUARD_HPP
+#define IDLEWHEEL_CORE_DESTRUCTION_GUARD_HPP
 
 // "Did the callback I just made destroy me?" (folly's DestructorCheck). An object that calls
 // out to code that may destroy it keeps a destruction_notice member; the calling function

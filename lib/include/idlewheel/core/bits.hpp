@@ -1,8 +1,8 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_BITS_HPP
-#define IDLEWHEEL_DETAIL_BITS_HPP
+#ifndef IDLEWHEEL_CORE_BITS_HPP
+#define IDLEWHEEL_CORE_BITS_HPP
 
-// The three bit operations the wheel needs (detail/wheel.hpp), in C++17: <bit>'s
+// The three bit operations the wheel needs (core/wheel.hpp), in C++17: <bit>'s
 // std::countl_zero / countr_zero / rotr are C++20.
 //
 // GCC and clang get their builtins (one lzcnt/bsr, tzcnt/bsf instruction). The builtins are

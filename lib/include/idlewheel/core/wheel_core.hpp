@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-#ifndef IDLEWHEEL_DETAIL_WHEEL_CORE_HPP
-#define IDLEWHEEL_DETAIL_WHEEL_CORE_HPP
+#ifndef IDLEWHEEL_CORE_WHEEL_CORE_HPP
+#define IDLEWHEEL_CORE_WHEEL_CORE_HPP
 
 // The clock-free, Asio-free half of wheel_timer: the wheel, the batch of expired entries being
 // run, the counters, and the expiry loop with its safety rules (folly's timeoutExpired):
@@ -11,10 +11,10 @@
 //  - if a callback destroys the wheel, the loop notices and touches nothing more.
 // basic_wheel_timer<Clock, Executor> adds the clock and the one Asio timer on top.
 
-#include <idlewheel/detail/check_config.hpp>
-#include <idlewheel/detail/destruction_guard.hpp>
-#include <idlewheel/detail/timer_entry.hpp>
-#include <idlewheel/detail/wheel.hpp>
+#include <idlewheel/core/check_config.hpp>
+#include <idlewheel/core/destruction_guard.hpp>
+#include <idlewheel/core/timer_entry.hpp>
+#include <idlewheel/core/wheel.hpp>
 
 #include <cstddef>
 #include <cstdint>
