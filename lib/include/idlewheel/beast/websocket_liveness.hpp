@@ -15,6 +15,7 @@
 #include <idlewheel/core/check_config.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
+#include <idlewheel/wheel_pool.hpp>  // 1.0 brought wheel_pool and per_shard with this header: kept (the pool layer is below beast/)
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/string.hpp>
