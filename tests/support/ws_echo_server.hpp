@@ -210,8 +210,9 @@ private:
     server_options options_;
     idlewheel::wheel_timer wheel_;    // one for every session of this io_context
     idlewheel::liveness_stats live_;  // what every session's liveness decided
-    config_type config_;  // one_object: shared by every session (not [[no_unique_address]]: that would
-                          // move the one make_config() returns, and a config does not move)
+    // one_object: shared by every session. Not [[no_unique_address]]: that would move the one
+    // make_config() returns, and a config does not move.
+    config_type config_;
     server_counters counters_;
     std::unordered_set<session*> sessions_;  // the live ones, for stop()
     tcp::acceptor acceptor_;
@@ -400,8 +401,7 @@ private:
 };
 
 template <>
-inline server<separate_objects>::config_type server<separate_objects>::make_config(
-    server&, const server_options&) {
+inline server<separate_objects>::config_type server<separate_objects>::make_config(server&, const server_options&) {
     return {};
 }
 
@@ -511,8 +511,7 @@ private:
 };
 
 template <>
-inline server<one_object>::config_type server<one_object>::make_config(
-    server& self, const server_options& o) {
+inline server<one_object>::config_type server<one_object>::make_config(server& self, const server_options& o) {
     return {self.wheel_, &session::ws_,
             idlewheel::session_liveness_options{.handshake_timeout = o.handshake_timeout,
                                                 .idle_timeout = o.idle_timeout,
