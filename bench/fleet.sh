@@ -1,6 +1,6 @@
 #!/bin/sh
 # A rolling restart at about 9 000 WebSocket connections through one HAProxy (Debian's haproxy
-# 2.6, deploy/haproxy/haproxy.cfg) over 3 demo_server processes: tests/fleet/rolling_restart.py
+# 2.6, deploy/haproxy/haproxy.cfg) over 3 demo_server processes: tests/demo_server/fleet/rolling_restart.py
 # in its --bench form (server idle timeout 15s, ping 5s / pong 5s, close 2s, --drain-spread 5s;
 # health check every 500ms; 60 % active clients every 1s, 20 % idle, 10 % pingers, 10 % dead),
 # with every check of the fleet test. Then, for comparison, the same idle kick measured directly
@@ -37,7 +37,7 @@ mkdir -p "$out"
 echo "fleet.sh: $connections connections, files in $out"
 echo "== through HAProxy, rolling restart =="
 status=0
-python3 "$root/tests/fleet/rolling_restart.py" "$demo" "$loadgen" --bench --clients "$connections" --out "$out/fleet" || status=1
+python3 "$root/tests/demo_server/fleet/rolling_restart.py" "$demo" "$loadgen" --bench --clients "$connections" --out "$out/fleet" || status=1
 
 echo "== direct: one demo_server, no proxy, 3000 connections =="
 server_pid=

@@ -2,7 +2,7 @@
 // programs' workloads (bench/netty/NettyTimerBench.java repeats it bit for bit), on the
 // library's own (idlewheel/detail/jitter.hpp): the benchmarks' generator is the one the wheel's
 // jitter uses. Bench support, like tests/, may include the library's detail/ headers; the
-// demo server, the examples and tools/common use the public API only (tests/public_api_only.py).
+// demo server, the examples and program_support use the public API only (tests/public_api_only.py).
 #ifndef IDLEWHEEL_BENCH_SPLITMIX64_HPP
 #define IDLEWHEEL_BENCH_SPLITMIX64_HPP
 
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-namespace tools {
+namespace program_support {
 
 class splitmix64 {
 public:
@@ -27,6 +27,6 @@ private:
     std::uint64_t state_;
 };
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif

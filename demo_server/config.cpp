@@ -1,7 +1,7 @@
 #include "config.hpp"
 
-#include "tools/common/command_line.hpp"
-#include "tools/common/duration_option.hpp"
+#include "program_support/command_line.hpp"
+#include "program_support/duration_option.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -11,7 +11,7 @@ namespace demo {
 
 namespace {
 
-using tools::duration_arg;
+using program_support::duration_arg;
 
 template <class Enum>
 struct enum_arg {
@@ -92,7 +92,7 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("reuse-port", po::bool_switch(&c.reuse_port), "SO_REUSEPORT on both listeners: several server processes (each started with it) share the ports, the kernel spreads connections")
         ("quiet,q", po::bool_switch(&c.quiet), "no log lines for individual sessions");
     // clang-format on
-    const auto options = tools::parse_options(argc, argv, desc, "demo_server", out, err, exit_code);
+    const auto options = program_support::parse_options(argc, argv, desc, "demo_server", out, err, exit_code);
     if (!options) return std::nullopt;
     const po::variables_map& vm = *options;
     const auto get = [&vm](const char* name, std::chrono::nanoseconds& into) {

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
             demo::log("--max-lifetime has no effect with --timers=none (no per-session deadlines)");
         srv.run();
         // The last /stats document, after every session ended: the one place a drained
-        // process's final counts can be read (tests/fleet, bench/fleet.sh sum them).
+        // process's final counts can be read (tests/demo_server/fleet, bench/fleet.sh sum them).
         std::printf("final stats %s\n", srv.stats_json().c_str());
         std::fflush(stdout);
     } catch (const std::exception& e) {

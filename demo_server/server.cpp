@@ -2,7 +2,7 @@
 
 #include "exposition.hpp"
 #include "log.hpp"
-#include "tools/common/fd_limit.hpp"
+#include "program_support/fd_limit.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
@@ -85,7 +85,7 @@ server::server(const config& cfg)
       signals_(io_, SIGINT, SIGTERM),
       shutdown_timer_(io_) {
     // The process may hold at most the hard limit of descriptors; start with all of it.
-    const tools::fd_limit fds = tools::raise_fd_limit();
+    const program_support::fd_limit fds = program_support::raise_fd_limit();
     fd_soft_ = fds.soft;
     fd_hard_ = fds.hard;
     if (cfg_.io_threads > 0) {

@@ -10,7 +10,7 @@
 #ifndef IDLEWHEEL_DEMO_WRITE_PROGRESS_HPP
 #define IDLEWHEEL_DEMO_WRITE_PROGRESS_HPP
 
-#include "tools/common/socket_option.hpp"
+#include "program_support/socket_option.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -33,7 +33,7 @@ inline constexpr int unsent_low_water = 16 * 1024;
 inline void bound_kernel_unsent(boost::asio::ip::tcp::socket& s) {
 #ifdef TCP_NOTSENT_LOWAT
     boost::system::error_code ignored;
-    s.set_option(tools::int_socket_option<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(unsent_low_water), ignored);
+    s.set_option(program_support::int_socket_option<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(unsent_low_water), ignored);
 #else
     (void)s;
 #endif

@@ -35,7 +35,7 @@
 // `// cert` load the certificate and key from files (Beast's example/common/server_certificate.hpp
 // embeds a key, which we do not ship); `// fix` sets the write expiry before each response, as
 // Beast issue 2865 advises (Beast's example times out every response after the first 30 s of a
-// keep-alive connection); `// test` lets tests/examples/ drive it; `// warnings` keeps
+// keep-alive connection); `// test` lets tests/example_checks/ drive it; `// warnings` keeps
 // -Wsign-conversion quiet.
 //
 //     advanced_server_flex <address> <port> <doc_root> <threads> <cert.pem> <key.pem> [<timeout-ms>]

@@ -27,9 +27,9 @@
 // Beast's `std::make_shared<session>(...)->run()` stays: a session may end on its strand
 // before the listener's thread drops its reference, and is then destroyed there, which the
 // stream allows (with no operation pending it has nothing in any wheel). The churn of
-// tests/examples/http_server_async_check.py makes that happen.
+// tests/example_checks/http_server_async_check.py makes that happen.
 //
-// Both files have the lines marked `// test`, a test affordance for tests/examples/:
+// Both files have the lines marked `// test`, a test affordance for tests/example_checks/:
 //
 //     http_server_async <address> <port> <doc_root> <threads> [<timeout-ms>]
 //

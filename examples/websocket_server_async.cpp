@@ -16,7 +16,7 @@
 // dropped on the listener's thread and can be the last one, and a session may be destroyed
 // off its strand only once its liveness is stopped (docs/threading.md). Everything else is Beast's
 // example, plus the marked `// test` lines: optional short times and a printed port, so that
-// tests/examples/ can drive it.
+// tests/example_checks/ can drive it.
 //
 //     websocket_server_async <address> <port> <threads> [<idle-ms>]
 //

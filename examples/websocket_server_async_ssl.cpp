@@ -27,7 +27,7 @@
 // example (in this repository's layout, not Beast's), but for two commented returns (on_read
 // returns after a read error, where Beast's falls through to the echo; the listener stops
 // only when its acceptor is closed), plus the marked `// test` lines (optional short times and
-// a printed port, so that tests/examples/ can drive it), `// tls` lines (the certificate and
+// a printed port, so that tests/example_checks/ can drive it), `// tls` lines (the certificate and
 // its key come from files: Beast's example compiles in a test certificate; no key is kept in
 // this repository) and one `// build` include.
 //

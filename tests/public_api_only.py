@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Applications use idlewheel's public API only: fails, naming file:line, if a source file under
-demo_server/, examples/ or tools/ includes a header of idlewheel's detail/, core/ or impl/ (or Asio's
+demo_server/, examples/ or program_support/ includes a header of idlewheel's detail/, core/ or impl/ (or Asio's
 or Beast's detail/), or names a `detail::` namespace of idlewheel, Asio or Beast. The library
 (lib/), its tests (tests/) and the benchmarks (bench/) may.
 
@@ -9,7 +9,7 @@ import pathlib
 import re
 import sys
 
-CHECKED = ("demo_server", "examples", "tools")
+CHECKED = ("demo_server", "examples", "program_support")
 SUFFIXES = {".hpp", ".cpp", ".h", ".cc", ".ipp", ".in"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]\s*('
                      r'idlewheel/(?:.*/)?(?:detail|impl|core)/'

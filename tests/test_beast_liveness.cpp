@@ -3,9 +3,9 @@
 // The liveness layer in a real WebSocket server, over real loopback sockets: the Beast echo
 // server of support/ws_echo_server.hpp (idlewheel only, Beast's timeouts off) on a thread of
 // its own, and Beast clients that are silent, chatty, deaf to pings, or slow to shake hands.
-// Every scenario runs twice: against that server (idle_watch + heartbeat + two
-// operation_deadlines per session, beast.hpp's rules applied by hand) and against the same
-// server on one idlewheel::beast::websocket_liveness per session (support/ws_echo_server_live.hpp).
+// Every scenario runs twice, once per form of that server (its Liveness option):
+// idle_watch + heartbeat + two operation_deadlines per session, beast.hpp's rules applied by
+// hand, and one idlewheel::beast::websocket_liveness per session.
 //
 // Real clocks, so every expectation is a strict lower bound (the library's contract: never
 // before the configured time) and a generous upper bound (a loaded 2-core machine, ASan).
@@ -19,7 +19,6 @@
 
 #include "support/net.hpp"
 #include "support/ws_echo_server.hpp"
-#include "support/ws_echo_server_live.hpp"
 
 #define BOOST_TEST_MODULE test_beast_liveness
 #include <boost/test/unit_test.hpp>
@@ -316,9 +315,9 @@ void check_idle_record(const ws_echo::session_record& rec, std::chrono::nanoseco
 }
 
 // The servers under test; the second counts every idle close as reader idle.
-using servers = std::tuple<ws_echo::server, ws_echo_live::server>;
+using servers = std::tuple<ws_echo::server<ws_echo::separate_objects>, ws_echo::server<ws_echo::one_object>>;
 template <class Server>
-constexpr bool distinguishes_idle_kinds = !std::is_same_v<Server, ws_echo_live::server>;
+constexpr bool distinguishes_idle_kinds = Server::distinguishes_idle_kinds;
 
 template <class Server>
 void silent_client_is_closed_for_idleness(idlewheel::idle_kind kind) {

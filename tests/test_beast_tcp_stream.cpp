@@ -13,6 +13,11 @@
 //    test_beast_tcp_stream_tls.cpp, the second source file of this test (the two compile in
 //    parallel: as one file it was the longest compile of every build).
 //    Real clocks: lower bounds are strict (never early), upper bounds generous.
+//
+// The server side of each composition case is written inline, not taken from the tests' echo
+// server (support/ws_echo_server.hpp) on purpose: the stream the server reads and writes
+// through (this tcp_stream, under websocket::stream) and each step of its handshake are what
+// these cases test, and that server holds a plain socket.
 
 #include <idlewheel/beast/tcp_stream.hpp>
 // Second: its names must still resolve after this header's idlewheel::beast::detail (they did not).

@@ -5,7 +5,9 @@
 // self-signed certificate made here with OpenSSL's C API), WebSocket over TLS, the hand-over of
 // an ssl_stream into a websocket::stream, and a TLS handshake deadline. The helpers are the
 // first file's (run_until, rethrow, steady_fixture). Real clocks: lower bounds are strict
-// (never early), upper bounds generous.
+// (never early), upper bounds generous. As in the first file, each server side is written
+// inline, not taken from support/ws_echo_server.hpp, on purpose: the TLS stream under test
+// (its handshake, its move into a websocket::stream) is the server's own stream.
 
 #include <idlewheel/beast/tcp_stream.hpp>
 // Second: its names must still resolve after this header's idlewheel::beast::detail (they did not).

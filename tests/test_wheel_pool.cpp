@@ -6,7 +6,7 @@
 // async_stats / async_stop (on every shard's strand, completing once, on the handler's
 // executor), the sums of wheel_stats and liveness_stats; then the pool on an io_context run by
 // more threads than this machine has cores, with sessions on their shards' strands (a
-// ThreadSanitizer build runs this file too: tests/examples/tsan_server_async.sh).
+// ThreadSanitizer build runs this file too: tests/example_checks/tsan_server_async.sh).
 
 #include "support/manual_io.hpp"
 #include "support/net.hpp"

@@ -9,7 +9,7 @@
 
 // Beast's example/http/server/async/http_server_async.cpp as of tag boost-1.92.0.beta1 (the
 // same file in boost-1.81.0 to boost-1.91.0), verbatim but for the lines marked `// test`: an
-// optional last argument, the read timeout in ms instead of 30 s, for tests/examples/. Built as
+// optional last argument, the read timeout in ms instead of 30 s, for tests/example_checks/. Built as
 // http_server_async_beast (examples/CMakeLists.txt): the reference that examples/http_server_async.cpp
 // is measured against.
 

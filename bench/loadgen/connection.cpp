@@ -2,7 +2,7 @@
 
 #include "tls_client.hpp"
 #include "bench/splitmix64.hpp"
-#include "tools/common/socket_option.hpp"
+#include "program_support/socket_option.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/error.hpp>
@@ -77,7 +77,7 @@ protected:
     bool open_socket(tcp::socket& s) {
         boost::system::error_code ec;
         s.open(source_.is_v4() ? tcp::v4() : tcp::v6(), ec);
-        if (!ec) s.set_option(tools::int_socket_option<IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT>(1), ec);
+        if (!ec) s.set_option(program_support::int_socket_option<IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT>(1), ec);
         if (!ec) s.bind(tcp::endpoint(source_, 0), ec);
         if (ec) {
             on_failed(outcome::connect_failed, ec);
@@ -251,7 +251,7 @@ private:
             return;
         }
         const auto interval = run().plan.interval.count();
-        const std::uint64_t z = tools::splitmix64(phase_seed_).next();
+        const std::uint64_t z = program_support::splitmix64(phase_seed_).next();
         const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(interval));
         timer_.emplace(thread_.io);
         next_send_ = clock::now() + nanoseconds(phase);

@@ -2,7 +2,7 @@
 
 #include "json_util.hpp"
 #include "tls_client.hpp"
-#include "tools/common/fd_limit.hpp"
+#include "program_support/fd_limit.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -34,7 +34,7 @@ constexpr nanoseconds stats_timeout = std::chrono::seconds(3);
 // Every connection is a descriptor: take all the process may have (the soft limit up to the
 // hard one), and refuse a plan that cannot fit instead of failing half way.
 unsigned raise_fd_limit() {
-    return static_cast<unsigned>(std::min<unsigned long long>(tools::raise_fd_limit().soft, 1U << 30));
+    return static_cast<unsigned>(std::min<unsigned long long>(program_support::raise_fd_limit().soft, 1U << 30));
 }
 
 double process_cpu() {

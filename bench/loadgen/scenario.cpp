@@ -1,7 +1,7 @@
 #include "scenario.hpp"
 
-#include "tools/common/command_line.hpp"
-#include "tools/common/duration_option.hpp"
+#include "program_support/command_line.hpp"
+#include "program_support/duration_option.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
@@ -16,7 +16,7 @@ namespace loadgen {
 
 namespace {
 
-using tools::duration_arg;  // a duration option value (tools/common/duration_option.hpp)
+using program_support::duration_arg;  // a duration option value (program_support/duration_option.hpp)
 
 // One role's share: "0.4" / ".4" (a fraction of --connections: has a decimal point) or "7600"
 // (a count).
@@ -136,7 +136,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("reconnect-attempts", po::value(&s.reconnect_attempts)->default_value(s.reconnect_attempts), "--reconnect: attempts per close before the client counts as failed")
         ("combine", po::value(&cmd.inputs)->multitoken(), "combine result files (wheel first, then asio) into ratios, JSON and SVG");
     // clang-format on
-    const auto options = tools::parse_options(argc, argv, desc, "loadgen", out, err, exit_code);
+    const auto options = program_support::parse_options(argc, argv, desc, "loadgen", out, err, exit_code);
     if (!options) return std::nullopt;
     const po::variables_map& vm = *options;
     const auto fail = [&](const std::string& problem) -> std::optional<command> {

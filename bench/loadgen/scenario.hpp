@@ -11,7 +11,7 @@
 #ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
-#include "tools/common/duration_text.hpp"
+#include "program_support/duration_text.hpp"
 
 #include <array>
 #include <chrono>
@@ -91,7 +91,7 @@ struct command {
 };
 
 /// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
-using tools::parse_duration;  // the server's own duration format (tools/common/duration_text.hpp)
+using program_support::parse_duration;  // the server's own duration format (program_support/duration_text.hpp)
 
 /// Parses the command line. Returns nothing after printing help (exit_code 0) or an error
 /// (exit_code 2).

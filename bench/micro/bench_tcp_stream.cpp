@@ -35,7 +35,7 @@
 
 #include "alloc_count.hpp"
 
-#include <tools/common/fd_limit.hpp>
+#include <program_support/fd_limit.hpp>
 
 // websocket_liveness.hpp before tcp_stream.hpp: the other order does not compile at this
 // commit (beast.hpp and websocket_liveness.hpp name detail:: from inside idlewheel::beast, which
@@ -503,7 +503,7 @@ int main(int argc, char** argv) {
             argv[kept++] = argv[i];
     }
     argc = kept;
-    const auto limit = tools::raise_fd_limit();
+    const auto limit = program_support::raise_fd_limit();
     const auto connections = static_cast<std::size_t>(std::max(memory_n, *std::max_element(sizes.begin(), sizes.end())));
     if (connections + 16 > limit.soft) {
         std::fprintf(stderr, "need %zu descriptors, the limit is %llu (hard %llu)\n", connections + 16, limit.soft,

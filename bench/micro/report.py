@@ -153,7 +153,7 @@ def main():
             keys={"idlewheel_watch": "ns_per_touch", "netty": "ns_per_op"},
             note="idlewheel_watch: on_read() with real 10 ms ticks (touches per tick below), CPU per touch "
                  "including the epoch's wake-up (the thread sleeping and waking) and the lazy re-arms; idlewheel_watch_pure: the store alone; "
-                 "idlewheel_watch_manual: the same driven by manual_clock (a diagnostic, see RESULTS.md).")
+                 "idlewheel_watch_manual: the same driven by manual_clock (a diagnostic, see bench/results/micro.md).")
     r.table("touch, idlewheel_watch split: marginal cost per touch", "touch", "marginal_ns_per_touch", "ns of CPU",
             contenders=["idlewheel_watch"])
     r.table("touch, idlewheel_watch split: fixed cost per tick with one touch", "touch", "tick_us", "µs of CPU",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command for every figure of bench/micro/RESULTS.md, side by side from one run:
+# One command for every figure of bench/results/micro.md, side by side from one run:
 #   1. builds idlewheel_micro, idlewheel_sim and the Netty harness (Release, own build dir);
 #   2. runs the Google Benchmark cases (idlewheel, asio::steady_timer, libevent, libuv),
 #      the Netty HashedWheelTimer harness (skipped with a message without Java or the jar),

@@ -47,7 +47,7 @@ public:
     }
 
 private:
-    tools::splitmix64 rng_{seed};  // bench/splitmix64.hpp: trivially the same sequence in Java
+    program_support::splitmix64 rng_{seed};  // bench/splitmix64.hpp: trivially the same sequence in Java
 };
 
 // Visits 0..n-1, each once per n steps, in a scattered order.

@@ -94,7 +94,7 @@ struct activity_schedule {
 activity_schedule draw_schedule(const options& o, std::size_t ticks_per_second, std::size_t total_ticks) {
     activity_schedule s;
     s.by_tick.resize(total_ticks);
-    tools::splitmix64 rng{0x51'3e55'1075'0001ULL};
+    program_support::splitmix64 rng{0x51'3e55'1075'0001ULL};
     const auto threshold = static_cast<std::uint64_t>(o.active * 18446744073709551615.0);
     const std::size_t seconds = (total_ticks + ticks_per_second - 1) / ticks_per_second;
     for (std::size_t sec = 0; sec < seconds; ++sec) {

@@ -362,7 +362,9 @@ namespace beast = boost::beast;
 namespace websocket = boost::beast::websocket;
 using tcp = net::ip::tcp;
 
-// A callback-style (C++17) Beast echo session with its whole liveness on one object.
+// A callback-style (C++17) Beast echo session with its whole liveness on one object. Not the
+// tests' echo server (support/ws_echo_server.hpp) on purpose: this is the C++17 user's code
+// whose compiling as C++17 is checked here, and that header is C++20.
 class ws_session : public std::enable_shared_from_this<ws_session> {
 public:
     ws_session(tcp::socket socket, idlewheel::wheel_timer& wheel,

@@ -4,7 +4,8 @@ into a Markdown file, the #anchor is one of its headings (GitHub's slugs).
 
 Usage: check_links.py ROOT
 
-Checks ROOT/README.md, ROOT/docs/*.md, ROOT/bench/README.md and ROOT/CHANGELOG.md: inline links
+Checks ROOT/README.md, ROOT/docs/*.md, ROOT/bench/README.md, ROOT/bench/results/*.md (the
+results notebooks), ROOT/CHANGELOG.md and ROOT/tests/README.md (the map of tests/): inline links
 `[text](target)` and reference definitions `[label]: target` outside code blocks and code
 spans. Links with a scheme (https:, mailto:) are not followed. An anchor is checked the way
 GitHub makes it from a heading: the heading's text without its Markdown (code spans keep their
@@ -102,7 +103,8 @@ def main():
         return 2
     root = pathlib.Path(sys.argv[1])
     pages = [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "bench" / "README.md",
-             root / "CHANGELOG.md"]
+             *sorted((root / "bench" / "results").glob("*.md")), root / "CHANGELOG.md",
+             root / "tests" / "README.md"]
     failed = 0
     for page in pages:
         if not page.exists():

@@ -2,8 +2,8 @@
 #ifndef IDLEWHEEL_TESTS_SUPPORT_RUN_UNTIL_HPP
 #define IDLEWHEEL_TESTS_SUPPORT_RUN_UNTIL_HPP
 
-// The one way the blocking loopback clients (tests/demo/loopback_clients.hpp,
-// tests/reliability/beast_client.hpp) wait for an operation: each client owns an io_context and
+// The one way the blocking loopback clients (tests/demo_server/functional/loopback_clients.hpp,
+// tests/demo_server/reliability/beast_client.hpp) wait for an operation: each client owns an io_context and
 // runs it only inside a call, bounded in time, so a test never hangs on a silent server.
 
 #include <chrono>

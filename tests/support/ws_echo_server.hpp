@@ -2,9 +2,17 @@
 #ifndef IDLEWHEEL_TESTS_SUPPORT_WS_ECHO_SERVER_HPP
 #define IDLEWHEEL_TESTS_SUPPORT_WS_ECHO_SERVER_HPP
 
-// A WebSocket echo server whose only liveness machinery is idlewheel: the shape of Beast's
+// The tests' one WebSocket echo server (test_beast_liveness.cpp runs every scenario against
+// both of its forms). Its only liveness machinery is idlewheel: the shape of Beast's
 // example/websocket/server/async, with Beast's own websocket timeouts left off and one
-// idlewheel::wheel_timer serving every session of the io_context instead.
+// idlewheel::wheel_timer (the steady clock) serving every session of the io_context instead.
+// What differs between the forms is an option, `ws_echo::server<Liveness>`:
+//
+//   separate_objects  idle_watch + heartbeat + two operation_deadlines (handshake, close) per
+//                     session, with the rules beast.hpp lists applied by hand;
+//   one_object        one idlewheel::beast::websocket_liveness per session, which applies them.
+//
+// Both have the same options, counters and close causes, so a test compares them directly.
 //
 // A session's life, and what ends it:
 //
@@ -12,7 +20,7 @@
 //        │ upgrade completes
 //        v
 //   echo loop: read a message -> write it back -> read ...
-//        ├─ idle_watch: no message for idle_timeout -> close 1000 "idle timeout"
+//        ├─ idle: no message for idle_timeout -> close 1000 "idle timeout"
 //        │                    └─ (close deadline: the peer never answers) -> drop
 //        ├─ heartbeat: quiet for ping_interval -> ping; nothing within pong_timeout -> drop
 //        └─ the client closes, or an error
@@ -26,11 +34,17 @@
 //
 // Threading: one thread runs the io_context, so the sessions need no strand and every call
 // into the wheel happens on its executor. Scale with one io_context + server per thread.
+//
+// (The other servers among the tests are not this one on purpose: test_beast_tcp_stream*.cpp
+// write their server side inline, because the stream type the server uses is what they test,
+// and tests/cpp17/main.cpp is a C++17 user program, which this C++20 header cannot be.)
 
 #include <idlewheel/beast.hpp>
+#include <idlewheel/beast/websocket_liveness.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>
 #include <idlewheel/operation_deadline.hpp>
+#include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
 #include "net.hpp"
@@ -48,6 +62,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -64,6 +79,9 @@ struct server_options {
     std::chrono::nanoseconds handshake_timeout = 5s;
     /// Which idleness closes a session: reader (no message from the client) or all (no
     /// message either way). Pings and pongs are liveness traffic and never count as activity.
+    /// server<one_object> watches "no message from the client" whatever this says:
+    /// for an echo server, which writes only in answer to a message, that is also "no message
+    /// either way", so both values mean the same there and are counted as reader idle.
     idlewheel::idle_kind idle_kind = idlewheel::idle_kind::reader;
     std::chrono::nanoseconds idle_timeout = 60s;
     idlewheel::heartbeat_options heartbeat{};  ///< ping_interval 0: no pings
@@ -112,16 +130,26 @@ inline void fail(beast::error_code ec, const char* what) {
     std::cerr << "ws_echo: " << what << ": " << ec.message() << "\n";
 }
 
-/// What both echo servers (this one and ws_echo_server_live.hpp's) share: the wheel, the
+// How a session holds its liveness: the option that tells the two forms of the server apart
+// (tag types, not an enum, so that Boost.Test names a templated case by them).
+struct separate_objects {};  ///< idle_watch + heartbeat + two operation_deadlines, beast.hpp's rules by hand
+struct one_object {};        ///< one idlewheel::beast::websocket_liveness
+
+/// The echo server, in the form `Liveness` names (see the top of this file): the wheel, the
 /// listener on 127.0.0.1, the accept loop (backing off on the wheel after an error), stop()
-/// and the counters. `Derived` names its session class `session`, with a constructor
-/// (Derived&, tcp::socket&&), run() and shut_down(); sessions register in `sessions_`.
-template <class Derived>
-class server_base {
+/// and the counters are the same in both; the session class is one per style, below.
+template <class Liveness = separate_objects>
+class server {
+    static_assert(std::is_same_v<Liveness, separate_objects> || std::is_same_v<Liveness, one_object>);
+
 public:
+    /// Whether the server counts reader and all idleness apart (one_object counts every idle
+    /// close as reader idle: see server_options::idle_kind).
+    static constexpr bool distinguishes_idle_kinds = std::is_same_v<Liveness, separate_objects>;
+
     /// Binds 127.0.0.1 on a free port and listens. Call run() to start accepting.
-    server_base(net::io_context& ioc, const server_options& options)
-        : options_(options), wheel_(ioc, {.tick = options.tick}), acceptor_(ioc) {
+    server(net::io_context& ioc, const server_options& options)
+        : options_(options), wheel_(ioc, {.tick = options.tick}), config_(make_config(*this, options)), acceptor_(ioc) {
         const tcp::endpoint endpoint{net::ip::address_v4::loopback(), 0};
         acceptor_.open(endpoint.protocol());
         acceptor_.set_option(net::socket_base::reuse_address(true));
@@ -129,8 +157,8 @@ public:
         acceptor_.listen(net::socket_base::max_listen_connections);
         port_ = acceptor_.local_endpoint().port();
     }
-    server_base(const server_base&) = delete;
-    server_base& operator=(const server_base&) = delete;
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
 
     /// Starts accepting. Before the io_context runs, or on its thread.
     void run() { do_accept(); }
@@ -142,7 +170,7 @@ public:
         beast::error_code ignored;
         acceptor_.close(ignored);
         // Sessions leave the set only when their handlers are done.
-        for (void* s : sessions_) static_cast<typename Derived::session*>(s)->shut_down();
+        for (session* s : sessions_) s->shut_down();
     }
 
     /// The port run() accepts on; fixed at construction, so any thread may read it.
@@ -151,17 +179,17 @@ public:
     [[nodiscard]] const idlewheel::wheel_timer& wheel() const noexcept { return wheel_; }
     [[nodiscard]] const idlewheel::liveness_stats& liveness() const noexcept { return live_; }
 
-protected:
-    ~server_base() = default;
-
-    server_options options_;
-    idlewheel::wheel_timer wheel_;    // one for every session of this io_context
-    idlewheel::liveness_stats live_;  // what every session's liveness decided
-    server_counters counters_;
-    std::unordered_set<void*> sessions_;  // the live ones (Derived::session*), for stop()
-
 private:
-    void do_accept() { acceptor_.async_accept(beast::bind_front_handler(&server_base::on_accept, this)); }
+    // One class per style, below: a constructor (server&, tcp::socket&&), run(), shut_down();
+    // it registers in sessions_.
+    class session;
+
+    struct no_config {};
+    using config_type = std::conditional_t<std::is_same_v<Liveness, one_object>,
+                                           idlewheel::beast::websocket_liveness_config<session>, no_config>;
+    static config_type make_config(server& self, const server_options& o);
+
+    void do_accept() { acceptor_.async_accept(beast::bind_front_handler(&server::on_accept, this)); }
 
     void on_accept(beast::error_code ec, tcp::socket socket) {
         if (!acceptor_.is_open()) return;  // stopped (this accept may have completed just before)
@@ -175,26 +203,26 @@ private:
             return;
         }
         ++counters_.accepted;
-        std::make_shared<typename Derived::session>(static_cast<Derived&>(*this), std::move(socket))->run();
+        std::make_shared<session>(*this, std::move(socket))->run();
         do_accept();
     }
 
+    server_options options_;
+    idlewheel::wheel_timer wheel_;    // one for every session of this io_context
+    idlewheel::liveness_stats live_;  // what every session's liveness decided
+    // one_object: shared by every session. Not [[no_unique_address]]: that would move the one
+    // make_config() returns, and a config does not move.
+    config_type config_;
+    server_counters counters_;
+    std::unordered_set<session*> sessions_;  // the live ones, for stop()
     tcp::acceptor acceptor_;
     unsigned short port_ = 0;
 };
 
-class server : public server_base<server> {
+template <>
+class server<separate_objects>::session : public std::enable_shared_from_this<session> {
 public:
-    using server_base::server_base;
-
-private:
-    friend class server_base<server>;
-    class session;
-};
-
-class server::session : public std::enable_shared_from_this<session> {
-public:
-    session(server& owner, tcp::socket&& socket)
+    session(server<separate_objects>& owner, tcp::socket&& socket)
         : server_(owner),
           ws_(std::move(socket)),
           handshake_(owner.wheel_, idlewheel::bind_member<&session::on_handshake_late>(this),
@@ -357,7 +385,7 @@ private:
         ping_in_flight_ = false;
     }
 
-    server& server_;
+    server<separate_objects>& server_;
     websocket::stream<tcp::socket> ws_;  // no beast::tcp_stream: it would carry a timer per session
     beast::flat_buffer buffer_;
     idlewheel::operation_deadline handshake_;
@@ -371,6 +399,128 @@ private:
     bool ping_in_flight_ = false;
     bool closing_ = false;
 };
+
+template <>
+inline server<separate_objects>::config_type server<separate_objects>::make_config(server&, const server_options&) {
+    return {};
+}
+
+/// The same server on one idlewheel::beast::websocket_liveness per session, instead of the
+/// separate objects and the rules beast.hpp lists: the object arms the handshake deadline at
+/// accept, sends at most one ping, closes once (and never after the peer started a close),
+/// bounds the close handshake, and drops the socket on a verdict. The session only reports
+/// what it decided (on_liveness) and asks the object whether to go on (accepted(), on_read()).
+template <>
+class server<one_object>::session : public std::enable_shared_from_this<session> {
+public:
+    session(server<one_object>& owner, tcp::socket&& socket)
+        : ws_(std::move(socket)), server_(owner), live_(owner.config_, *this) {
+        server_.sessions_.insert(this);
+        ++server_.counters_.open;
+    }
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+
+    ~session() {
+        const auto cause = cause_.value_or(close_cause::error);
+        std::optional<steady_clock::duration> after_upgrade;
+        if (upgraded_at_) after_upgrade = decided_at_ - *upgraded_at_;
+        server_.counters_.closed.push_back({cause, decided_at_ - accepted_at_, after_upgrade});
+        --server_.counters_.open;
+        server_.sessions_.erase(this);
+    }
+
+    void run() {
+        live_.start();  // the handshake deadline runs from the accept, before the HTTP read
+        ws_.read_message_max(server_.options_.max_message);
+        ws_.async_accept(beast::bind_front_handler(&session::on_accept, shared_from_this()));
+    }
+
+    void shut_down() {
+        decide(close_cause::shutdown);
+        live_.drop();
+    }
+
+    // What the liveness object decided (it has already acted on it).
+    void on_liveness(idlewheel::liveness_event e) {
+        switch (e) {
+            case idlewheel::liveness_event::send_ping: ++server_.counters_.pings; break;
+            case idlewheel::liveness_event::idle: decide(close_cause::idle); break;
+            case idlewheel::liveness_event::dead_peer: decide(close_cause::dead_peer); break;
+            case idlewheel::liveness_event::handshake_timeout: decide(close_cause::handshake_timeout); break;
+            case idlewheel::liveness_event::close_timeout: break;  // the cause stays what started the close
+        }
+    }
+
+    websocket::stream<tcp::socket> ws_;  // before live_: the object's owner holds the stream
+
+private:
+    void decide(close_cause cause) {
+        if (cause_) return;
+        cause_ = cause;
+        decided_at_ = steady_clock::now();
+    }
+
+    void on_accept(beast::error_code ec) {
+        if (!live_.accepted(ec)) {
+            if (ec && !live_.has_verdict()) {
+                decide(close_cause::error);
+                fail(ec, "accept");
+            }
+            return;
+        }
+        ++server_.counters_.upgraded;
+        upgraded_at_ = steady_clock::now();
+        do_read();
+    }
+
+    void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&session::on_read, shared_from_this())); }
+
+    void on_read(beast::error_code ec, std::size_t) {
+        if (!live_.on_read(ec)) {
+            if (ec == websocket::error::closed) return decide(close_cause::client_close);
+            if (ec && !cause_) {
+                decide(close_cause::error);
+                fail(ec, "read");
+            }
+            return;
+        }
+        ++server_.counters_.echoed;
+        ws_.text(ws_.got_text());
+        ws_.async_write(buffer_.data(), beast::bind_front_handler(&session::on_write, shared_from_this()));
+    }
+
+    void on_write(beast::error_code ec, std::size_t bytes) {
+        if (ec) {
+            live_.stop();
+            if (cause_) return;
+            decide(close_cause::error);
+            return fail(ec, "write");
+        }
+        buffer_.consume(bytes);
+        do_read();
+    }
+
+    server<one_object>& server_;
+    idlewheel::beast::websocket_liveness<session> live_;
+    beast::flat_buffer buffer_;
+    steady_clock::time_point accepted_at_ = steady_clock::now();
+    std::optional<steady_clock::time_point> upgraded_at_;
+    steady_clock::time_point decided_at_{};
+    std::optional<close_cause> cause_;
+};
+
+template <>
+inline server<one_object>::config_type server<one_object>::make_config(server& self, const server_options& o) {
+    return {self.wheel_, &session::ws_,
+            idlewheel::session_liveness_options{.handshake_timeout = o.handshake_timeout,
+                                                .idle_timeout = o.idle_timeout,
+                                                .ping_interval = o.heartbeat.ping_interval,
+                                                .pong_timeout = o.heartbeat.pong_timeout,
+                                                .jitter = o.heartbeat.jitter,
+                                                .close_timeout = o.close_timeout},
+            &self.live_, &session::on_liveness};
+}
 
 }  // namespace ws_echo
 

@@ -1,11 +1,11 @@
 // Every connection is a descriptor: servers and load generators start by taking all the
 // descriptors the process may have.
-#ifndef IDLEWHEEL_TOOLS_FD_LIMIT_HPP
-#define IDLEWHEEL_TOOLS_FD_LIMIT_HPP
+#ifndef IDLEWHEEL_PROGRAM_SUPPORT_FD_LIMIT_HPP
+#define IDLEWHEEL_PROGRAM_SUPPORT_FD_LIMIT_HPP
 
 #include <sys/resource.h>
 
-namespace tools {
+namespace program_support {
 
 struct fd_limit {
     unsigned long long soft = 0;  // what the process may open now
@@ -25,6 +25,6 @@ inline fd_limit raise_fd_limit() noexcept {
     return {static_cast<unsigned long long>(lim.rlim_cur), static_cast<unsigned long long>(lim.rlim_max)};
 }
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif

@@ -1,4 +1,4 @@
-// The real demo_server for the bad-client suite: started as a child process (tests/demo's
+// The real demo_server for the bad-client suite: started as a child process (tests/demo_server/functional's
 // server_process, used read-only), read through /stats and /proc, and checked with control
 // clients that must keep being served whatever the bad client did.
 //
@@ -11,7 +11,7 @@
 #ifndef IDLEWHEEL_TESTS_RELIABILITY_SERVER_FIXTURE_HPP
 #define IDLEWHEEL_TESTS_RELIABILITY_SERVER_FIXTURE_HPP
 
-#include "../demo/server_process.hpp"
+#include "../functional/server_process.hpp"
 #include "beast_client.hpp"
 #include "raw_socket.hpp"
 

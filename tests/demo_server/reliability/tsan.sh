@@ -12,14 +12,14 @@
 #   tsan.sh [SOURCE_DIR [TSAN_BUILD_DIR [RELIABILITY_LOAD]]]
 #
 # SOURCE_DIR defaults to this repository, TSAN_BUILD_DIR to SOURCE_DIR/build/tsan.
-# RELIABILITY_LOAD is the client program (tests/reliability/load_driver.cpp) from a normal,
+# RELIABILITY_LOAD is the client program (tests/demo_server/reliability/load_driver.cpp) from a normal,
 # uninstrumented build; without it the script builds one in TSAN_BUILD_DIR (instrumented, slower).
 # TSAN_DRIVE_SECONDS (default 10) sets the length of each drive; TSAN_SHAPES (default
 # "--threads=2 --io-threads=4 --io-threads=2") the runs. Exit 0 clean, 1 otherwise.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=${1:-$(cd "$here/../.." && pwd)}
+src=${1:-$(cd "$here/../../.." && pwd)}
 build=${2:-$src/build/tsan}
 load=${3:-}
 seconds=${TSAN_DRIVE_SECONDS:-10}
@@ -39,7 +39,7 @@ cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FL
 targets=(demo_server)
 [[ -n "$load" ]] || targets+=(reliability_load)
 cmake --build "$build" --target "${targets[@]}" -j 2 >"$build/tsan_build.log" 2>&1 || { tail -50 "$build/tsan_build.log"; fail "build"; }
-[[ -n "$load" ]] || load=$build/tests/reliability/reliability_load
+[[ -n "$load" ]] || load=$build/tests/demo_server/reliability/reliability_load
 server=$build/demo_server/demo_server
 # Make sure this really is an instrumented binary.
 instrumented=$(nm "$server" 2>/dev/null | grep -c __tsan_func_entry || true)

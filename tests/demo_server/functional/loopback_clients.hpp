@@ -12,7 +12,7 @@
 #ifndef IDLEWHEEL_TESTS_DEMO_LOOPBACK_CLIENTS_HPP
 #define IDLEWHEEL_TESTS_DEMO_LOOPBACK_CLIENTS_HPP
 
-#include "../support/run_until.hpp"
+#include "../../support/run_until.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>

@@ -1,8 +1,8 @@
 // Durations written as a whole number and a unit — "250us", "500ms", "30s", "2m", "1h" — as
 // the programs' command lines read them (demo_server, and loadgen, which mirrors the server's
 // flags). duration_option.hpp plugs this into Boost.Program_options.
-#ifndef IDLEWHEEL_TOOLS_DURATION_TEXT_HPP
-#define IDLEWHEEL_TOOLS_DURATION_TEXT_HPP
+#ifndef IDLEWHEEL_PROGRAM_SUPPORT_DURATION_TEXT_HPP
+#define IDLEWHEEL_PROGRAM_SUPPORT_DURATION_TEXT_HPP
 
 #include <charconv>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <string_view>
 
-namespace tools {
+namespace program_support {
 
 /// The duration `text` names, or nothing if it is not a number and a unit (or too large).
 inline std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text) {
@@ -39,6 +39,6 @@ inline std::optional<std::chrono::nanoseconds> parse_duration(std::string_view t
     return std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
 }
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif

@@ -6,7 +6,7 @@
 #ifndef IDLEWHEEL_TESTS_RELIABILITY_BEAST_CLIENT_HPP
 #define IDLEWHEEL_TESTS_RELIABILITY_BEAST_CLIENT_HPP
 
-#include "../support/run_until.hpp"
+#include "../../support/run_until.hpp"
 #include "raw_socket.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -46,7 +46,7 @@ namespace demo_test {
 /// (e.g. "--io-threads 2"). An option `args` sets already keeps the test's value. With
 /// --io-threads among the extra arguments, the test's own --threads N is dropped (the two are
 /// exclusive): a test that asks for several threads gets them in the other threading shape.
-/// The fixtures of tests/demo and tests/reliability start every server through this.
+/// The fixtures of tests/demo_server/functional and tests/demo_server/reliability start every server through this.
 inline std::vector<std::string> with_run_args(std::vector<std::string> args) {
     const char* env = std::getenv("IDLEWHEEL_DEMO_ARGS");
     if (env == nullptr) return args;

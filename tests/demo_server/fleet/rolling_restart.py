@@ -49,7 +49,7 @@ import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RECIPE = os.path.join(HERE, "..", "..", "deploy", "haproxy", "haproxy.cfg")
+RECIPE = os.path.join(HERE, "..", "..", "..", "deploy", "haproxy", "haproxy.cfg")
 
 # The test's settings; --bench uses the second column.
 SETTINGS = {

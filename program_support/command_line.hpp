@@ -1,8 +1,8 @@
 // The part of a program's command-line parsing that every idlewheel program does alike: parse
 // argv against the options, print --help, report a bad option on stderr with a pointer to
 // --help. Exit codes: 0 after --help, 2 for a usage error.
-#ifndef IDLEWHEEL_TOOLS_COMMAND_LINE_HPP
-#define IDLEWHEEL_TOOLS_COMMAND_LINE_HPP
+#ifndef IDLEWHEEL_PROGRAM_SUPPORT_COMMAND_LINE_HPP
+#define IDLEWHEEL_PROGRAM_SUPPORT_COMMAND_LINE_HPP
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
@@ -12,7 +12,7 @@
 #include <ostream>
 #include <string_view>
 
-namespace tools {
+namespace program_support {
 
 /// The parsed options, or nothing when the program should exit now with `exit_code`: after
 /// printing the help (--help, exit 0) or a usage error (exit 2). `desc` must define "help".
@@ -37,6 +37,6 @@ inline std::optional<boost::program_options::variables_map> parse_options(
     return vm;
 }
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif

@@ -1,12 +1,12 @@
 // A Boost.Program_options value type for durations in duration_text.hpp's format, so bad text
 // is reported as an invalid option value:
 //
-//     ("idle-timeout", po::value<tools::duration_arg>(), "...")
-//     ... vm["idle-timeout"].as<tools::duration_arg>().value
-#ifndef IDLEWHEEL_TOOLS_DURATION_OPTION_HPP
-#define IDLEWHEEL_TOOLS_DURATION_OPTION_HPP
+//     ("idle-timeout", po::value<program_support::duration_arg>(), "...")
+//     ... vm["idle-timeout"].as<program_support::duration_arg>().value
+#ifndef IDLEWHEEL_PROGRAM_SUPPORT_DURATION_OPTION_HPP
+#define IDLEWHEEL_PROGRAM_SUPPORT_DURATION_OPTION_HPP
 
-#include "tools/common/duration_text.hpp"
+#include "program_support/duration_text.hpp"
 
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tools {
+namespace program_support {
 
 struct duration_arg {
     std::chrono::nanoseconds value{};
@@ -31,6 +31,6 @@ inline void validate(boost::any& v, const std::vector<std::string>& values, dura
     v = duration_arg{*d};
 }
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif

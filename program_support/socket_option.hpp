@@ -3,13 +3,13 @@
 // server), IP_BIND_ADDRESS_NO_PORT (loadgen). Asio's own such template is in its detail/
 // namespace; this one is ours, 20 lines.
 //
-//     socket.set_option(tools::int_socket_option<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(16 * 1024), ec);
-#ifndef IDLEWHEEL_TOOLS_SOCKET_OPTION_HPP
-#define IDLEWHEEL_TOOLS_SOCKET_OPTION_HPP
+//     socket.set_option(program_support::int_socket_option<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(16 * 1024), ec);
+#ifndef IDLEWHEEL_PROGRAM_SUPPORT_SOCKET_OPTION_HPP
+#define IDLEWHEEL_PROGRAM_SUPPORT_SOCKET_OPTION_HPP
 
 #include <cstddef>
 
-namespace tools {
+namespace program_support {
 
 /// setsockopt(Level, Name) with an int (a boolean option takes 0 or 1).
 template <int Level, int Name>
@@ -32,6 +32,6 @@ private:
     int value_;
 };
 
-}  // namespace tools
+}  // namespace program_support
 
 #endif
