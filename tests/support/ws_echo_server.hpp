@@ -124,6 +124,40 @@ struct server_counters {
     }
 };
 
+/// What a session keeps of its own life, in the server's counters: open from construction to
+/// destruction, then one session_record; the upgrade; the first verdict, which is the cause
+/// (what follows from it, e.g. the aborted read, is not). Both session classes hold one.
+class session_timeline {
+public:
+    explicit session_timeline(server_counters& counters) : counters_(counters) { ++counters_.open; }
+    session_timeline(const session_timeline&) = delete;
+    session_timeline& operator=(const session_timeline&) = delete;
+    ~session_timeline() {
+        std::optional<steady_clock::duration> after_upgrade;
+        if (upgraded_at_) after_upgrade = decided_at_ - *upgraded_at_;
+        counters_.closed.push_back({cause_.value_or(close_cause::error), decided_at_ - accepted_at_, after_upgrade});
+        --counters_.open;
+    }
+
+    void upgraded() {
+        ++counters_.upgraded;
+        upgraded_at_ = steady_clock::now();
+    }
+    void decide(close_cause cause) {
+        if (cause_) return;
+        cause_ = cause;
+        decided_at_ = steady_clock::now();
+    }
+    [[nodiscard]] bool decided() const noexcept { return cause_.has_value(); }
+
+private:
+    server_counters& counters_;
+    steady_clock::time_point accepted_at_ = steady_clock::now();
+    std::optional<steady_clock::time_point> upgraded_at_;
+    steady_clock::time_point decided_at_{};
+    std::optional<close_cause> cause_;
+};
+
 /// Reports a failure nobody asked for (Beast example's fail()). Outcomes the server chose
 /// (idle, dead peer, handshake timeout, shutdown) and clean closes are not failures.
 inline void fail(beast::error_code ec, const char* what) {
@@ -234,7 +268,6 @@ public:
           heartbeat_(owner.wheel_, idlewheel::bind_member<&session::on_heartbeat>(this), owner.options_.heartbeat,
                      &owner.live_) {
         server_.sessions_.insert(this);
-        ++server_.counters_.open;
     }
     session(const session&) = delete;
     session& operator=(const session&) = delete;
@@ -242,11 +275,6 @@ public:
     // The last pending operation has completed. The liveness members are destroyed after this
     // body, which unlinks them from the wheel.
     ~session() {
-        const auto cause = cause_.value_or(close_cause::error);
-        std::optional<steady_clock::duration> after_upgrade;
-        if (upgraded_at_) after_upgrade = decided_at_ - *upgraded_at_;
-        server_.counters_.closed.push_back({cause, decided_at_ - accepted_at_, after_upgrade});
-        --server_.counters_.open;
         server_.sessions_.erase(this);
     }
 
@@ -264,7 +292,7 @@ public:
     }
 
     void shut_down() {
-        decide(close_cause::shutdown);
+        timeline_.decide(close_cause::shutdown);
         idlewheel::beast::drop(ws_);
     }
 
@@ -279,13 +307,6 @@ private:
         return watch;
     }
 
-    // The first verdict is the cause; what follows from it (an aborted read) is not.
-    void decide(close_cause cause) {
-        if (cause_) return;
-        cause_ = cause;
-        decided_at_ = steady_clock::now();
-    }
-
     // Nothing may report once the session is on its way out.
     void stop_watching() noexcept {
         idle_.stop();
@@ -298,11 +319,10 @@ private:
         if (handshake_.expired()) return;
         handshake_.cancel();
         if (ec) {
-            decide(close_cause::error);
+            timeline_.decide(close_cause::error);
             return fail(ec, "accept");
         }
-        ++server_.counters_.upgraded;
-        upgraded_at_ = steady_clock::now();
+        timeline_.upgraded();
         idle_.start();
         heartbeat_.start();
         do_read();
@@ -316,9 +336,9 @@ private:
     void on_read(beast::error_code ec, std::size_t) {
         if (ec) {
             stop_watching();
-            if (ec == websocket::error::closed) return decide(close_cause::client_close);  // (or our idle close done)
-            if (cause_) return;  // we dropped it: the read was aborted on purpose
-            decide(close_cause::error);
+            if (ec == websocket::error::closed) return timeline_.decide(close_cause::client_close);  // (or our idle close done)
+            if (timeline_.decided()) return;  // we dropped it: the read was aborted on purpose
+            timeline_.decide(close_cause::error);
             return fail(ec, "read");
         }
         idle_.on_read();  // stores; no timer is touched
@@ -331,8 +351,8 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes) {
         if (ec) {
             stop_watching();
-            if (cause_) return;
-            decide(close_cause::error);
+            if (timeline_.decided()) return;
+            timeline_.decide(close_cause::error);
             return fail(ec, "write");
         }
         idle_.on_write();
@@ -341,14 +361,14 @@ private:
     }
 
     void on_handshake_late() {
-        decide(close_cause::handshake_timeout);
+        timeline_.decide(close_cause::handshake_timeout);
         idlewheel::beast::drop(ws_);  // the pending accept completes with operation_aborted
     }
 
     void on_idle(idlewheel::idle_kind, bool) {
         // A close the client started may be under way (Beast asserts on a second close).
         if (closing_ || !ws_.is_open()) return;
-        decide(close_cause::idle);
+        timeline_.decide(close_cause::idle);
         closing_ = true;
         stop_watching();
         close_deadline_.expires_after(server_.options_.close_timeout);
@@ -365,7 +385,7 @@ private:
 
     void on_heartbeat(idlewheel::heartbeat_event event) {
         if (event == idlewheel::heartbeat_event::dead_peer) {
-            decide(close_cause::dead_peer);
+            timeline_.decide(close_cause::dead_peer);
             stop_watching();
             return idlewheel::beast::drop(ws_);
         }
@@ -392,10 +412,7 @@ private:
     idlewheel::operation_deadline close_deadline_;
     idlewheel::idle_watch idle_;
     idlewheel::heartbeat heartbeat_;
-    steady_clock::time_point accepted_at_ = steady_clock::now();
-    std::optional<steady_clock::time_point> upgraded_at_;
-    steady_clock::time_point decided_at_{};
-    std::optional<close_cause> cause_;
+    session_timeline timeline_{server_.counters_};
     bool ping_in_flight_ = false;
     bool closing_ = false;
 };
@@ -416,17 +433,11 @@ public:
     session(server<one_object>& owner, tcp::socket&& socket)
         : ws_(std::move(socket)), server_(owner), live_(owner.config_, *this) {
         server_.sessions_.insert(this);
-        ++server_.counters_.open;
     }
     session(const session&) = delete;
     session& operator=(const session&) = delete;
 
     ~session() {
-        const auto cause = cause_.value_or(close_cause::error);
-        std::optional<steady_clock::duration> after_upgrade;
-        if (upgraded_at_) after_upgrade = decided_at_ - *upgraded_at_;
-        server_.counters_.closed.push_back({cause, decided_at_ - accepted_at_, after_upgrade});
-        --server_.counters_.open;
         server_.sessions_.erase(this);
     }
 
@@ -437,7 +448,7 @@ public:
     }
 
     void shut_down() {
-        decide(close_cause::shutdown);
+        timeline_.decide(close_cause::shutdown);
         live_.drop();
     }
 
@@ -445,9 +456,9 @@ public:
     void on_liveness(idlewheel::liveness_event e) {
         switch (e) {
             case idlewheel::liveness_event::send_ping: ++server_.counters_.pings; break;
-            case idlewheel::liveness_event::idle: decide(close_cause::idle); break;
-            case idlewheel::liveness_event::dead_peer: decide(close_cause::dead_peer); break;
-            case idlewheel::liveness_event::handshake_timeout: decide(close_cause::handshake_timeout); break;
+            case idlewheel::liveness_event::idle: timeline_.decide(close_cause::idle); break;
+            case idlewheel::liveness_event::dead_peer: timeline_.decide(close_cause::dead_peer); break;
+            case idlewheel::liveness_event::handshake_timeout: timeline_.decide(close_cause::handshake_timeout); break;
             case idlewheel::liveness_event::close_timeout: break;  // the cause stays what started the close
         }
     }
@@ -455,22 +466,15 @@ public:
     websocket::stream<tcp::socket> ws_;  // before live_: the object's owner holds the stream
 
 private:
-    void decide(close_cause cause) {
-        if (cause_) return;
-        cause_ = cause;
-        decided_at_ = steady_clock::now();
-    }
-
     void on_accept(beast::error_code ec) {
         if (!live_.accepted(ec)) {
             if (ec && !live_.has_verdict()) {
-                decide(close_cause::error);
+                timeline_.decide(close_cause::error);
                 fail(ec, "accept");
             }
             return;
         }
-        ++server_.counters_.upgraded;
-        upgraded_at_ = steady_clock::now();
+        timeline_.upgraded();
         do_read();
     }
 
@@ -478,9 +482,9 @@ private:
 
     void on_read(beast::error_code ec, std::size_t) {
         if (!live_.on_read(ec)) {
-            if (ec == websocket::error::closed) return decide(close_cause::client_close);
-            if (ec && !cause_) {
-                decide(close_cause::error);
+            if (ec == websocket::error::closed) return timeline_.decide(close_cause::client_close);
+            if (ec && !timeline_.decided()) {
+                timeline_.decide(close_cause::error);
                 fail(ec, "read");
             }
             return;
@@ -493,8 +497,8 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes) {
         if (ec) {
             live_.stop();
-            if (cause_) return;
-            decide(close_cause::error);
+            if (timeline_.decided()) return;
+            timeline_.decide(close_cause::error);
             return fail(ec, "write");
         }
         buffer_.consume(bytes);
@@ -504,10 +508,7 @@ private:
     server<one_object>& server_;
     idlewheel::beast::websocket_liveness<session> live_;
     beast::flat_buffer buffer_;
-    steady_clock::time_point accepted_at_ = steady_clock::now();
-    std::optional<steady_clock::time_point> upgraded_at_;
-    steady_clock::time_point decided_at_{};
-    std::optional<close_cause> cause_;
+    session_timeline timeline_{server_.counters_};
 };
 
 template <>
