@@ -158,11 +158,7 @@ template <class Clock, class Executor, class Rep, class Period, class Completion
           detail::if_completion_token<CompletionToken> = 0>
 [[nodiscard]] auto cancel_after(basic_wheel_timer<Clock, Executor>& wheel, std::chrono::duration<Rep, Period> timeout,
                                 CompletionToken&& token) {
-    using wheel_type = basic_wheel_timer<Clock, Executor>;
-    return cancel_after_t<std::decay_t<CompletionToken>, wheel_type>(
-        std::forward<CompletionToken>(token), wheel,
-        detail::relative_deadline<wheel_type>{detail::deadline_ceil<typename wheel_type::duration>(timeout)},
-        net::cancellation_type::terminal);
+    return cancel_after(wheel, timeout, net::cancellation_type::terminal, std::forward<CompletionToken>(token));
 }
 
 /// As above, emitting `type` when the deadline passes.
@@ -207,11 +203,7 @@ template <class Clock, class Executor, class Duration, class CompletionToken,
           detail::if_completion_token<CompletionToken> = 0>
 [[nodiscard]] auto cancel_at(basic_wheel_timer<Clock, Executor>& wheel, std::chrono::time_point<Clock, Duration> expiry,
                              CompletionToken&& token) {
-    using wheel_type = basic_wheel_timer<Clock, Executor>;
-    return cancel_at_t<std::decay_t<CompletionToken>, wheel_type>(
-        std::forward<CompletionToken>(token), wheel,
-        detail::absolute_deadline<wheel_type>{std::chrono::ceil<typename wheel_type::duration>(expiry)},
-        net::cancellation_type::terminal);
+    return cancel_at(wheel, expiry, net::cancellation_type::terminal, std::forward<CompletionToken>(token));
 }
 
 /// As above, emitting `type` when the deadline passes.
