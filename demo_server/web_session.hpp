@@ -4,8 +4,9 @@
 // WebSocket upgrade turns the same session into a WebSocket echo (every message echoed back,
 // text or binary). While the server drains, plain HTTP is still served and an upgrade gets 503
 // with Retry-After and Connection: close (upgrade_refused). The drain's 1001 close frame goes
-// after the echo of every message already read (docs/fleet.md, "No echo lost"); a message read
-// once a close handshake has begun is not echoed (counted in messages_unechoed).
+// after the echo of every message read before the drain reached the session (docs/fleet.md,
+// "No echo lost"); a message read after that, or once a close handshake has begun, is not
+// echoed (counted in messages_unechoed).
 //
 // Liveness: the handshake deadline runs from accept to the end of the first request (or of the
 // upgrade) and is not extended by arriving bytes (slowloris); reader idle runs from accept;
@@ -118,8 +119,10 @@ public:
             if (!ws_->is_open()) return;
             // Every message already read is echoed before the close frame: with echo still
             // queued the close waits until the queue is empty (on_write). Reading goes on
-            // meanwhile; what is read is queued and echoed too. The drain's abrupt bound
-            // (--close-timeout after the spread) still applies.
+            // meanwhile (the peer's own close frame or FIN must be seen), but what is read from
+            // now on is not echoed (counted in messages_unechoed, as after the close frame):
+            // otherwise a client that never pauses would keep the queue full and get no 1001
+            // before the drain's abrupt bound (--close-timeout after the spread).
             if (!queue_.empty()) {
                 close_after_echo_ = true;
                 return;
@@ -333,9 +336,9 @@ private:
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
-        if (!closing_)
+        if (!closing_ && !close_after_echo_)
             enqueue(beast::buffers_to_string(buffer_.data()), ws_->got_text());
-        else  // read after our close frame was asked for: not echoed (the client has to send it again)
+        else  // read after our close frame (or the drain's) was decided: not echoed (the client has to send it again)
             worker_.counters.messages_unechoed.fetch_add(1, std::memory_order_relaxed);
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
@@ -468,7 +471,7 @@ private:
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo
-    bool close_after_echo_ = false;  // the drain asked for 1001: it goes once the queue is empty
+    bool close_after_echo_ = false;  // the drain asked for 1001: it goes once the queue is empty; nothing more is queued
     bool draining_ = false;  // the peer sent FIN: sending what is queued, then closing
     bool closed_ = false;
     bool writing_ = false;

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <map>
+#include <thread>
 
 using namespace reliability;
 
@@ -107,6 +108,80 @@ BOOST_AUTO_TEST_CASE(every_websocket_client_gets_1001_and_the_server_exits_0) {
     BOOST_TEST(going_away == clients);
     for (const auto& [how, n] : endings) BOOST_TEST_MESSAGE(n << " clients ended with: " << how);
     BOOST_TEST(srv.log().find("stopped") != std::string::npos);
+}
+
+// A client that never pauses: it keeps 32 messages of 16 KiB unechoed (a write for every echo
+// it reads, one read every 10 ms, a small receive buffer), so its session's echo queue is never
+// empty. The drain's 1001 must still come, after the echo of what was read when the drain
+// reached the session and long before the abrupt bound (--close-timeout after the spread): what
+// is read after the drain's turn is not echoed. The echoes come in order, none missing.
+BOOST_AUTO_TEST_CASE(a_client_that_never_pauses_gets_1001_before_the_abrupt_bound) {
+    constexpr auto close_timeout = 4s;
+    constexpr std::size_t window = 32, message_size = 16 * 1024;
+    server srv({"--quiet", "--close-timeout", "4s", "--idle-timeout", "60s", "--ping-interval", "0s"});
+
+    const auto message = [](std::uint64_t seq) {
+        std::string m = "seq " + std::to_string(seq) + " ";
+        m.resize(message_size, 'x');
+        return m;
+    };
+    std::atomic<std::uint64_t> echoes{0};
+    std::atomic<bool> termed{false};
+    std::uint64_t echoes_after_term = 0, wrong = 0;
+    error_code end;
+    unsigned close_code = 0;
+    clock::time_point ended{};
+    std::jthread client([&] {
+        asio::io_context io;
+        websocket::stream<tcp::socket> ws(io);
+        try {
+            auto& sock = ws.next_layer();
+            sock.open(tcp::v4());
+            sock.set_option(asio::socket_base::receive_buffer_size(32 * 1024));
+            sock.connect(tcp::endpoint(asio::ip::make_address(srv.host()), srv.http_port()));
+            ws.handshake(srv.host(), "/");
+            ws.binary(true);
+            std::uint64_t sent = 0, expected = 0;
+            for (; sent < window; ++sent) ws.write(asio::buffer(message(sent)));
+            beast::flat_buffer buffer;
+            for (int round = 0; round < 60'000; ++round) {  // bounded: some 10 minutes at this pace
+                buffer.clear();
+                ws.read(buffer);
+                if (beast::buffers_to_string(buffer.data()) != message(expected)) ++wrong;
+                ++expected;
+                ++echoes;
+                if (termed.load()) ++echoes_after_term;
+                std::this_thread::sleep_for(10ms);
+                ws.write(asio::buffer(message(sent++)));  // one more unechoed for every echo read
+            }
+        } catch (const boost::system::system_error& e) {
+            end = e.code();
+            if (end == websocket::error::closed) close_code = ws.reason().code;
+        }
+        ended = clock::now();
+    });
+
+    if (!wait_until([&] { return echoes.load() >= 100; }, 30s)) {
+        srv.kill_now();
+        BOOST_FAIL("only " << echoes.load() << " echoes before SIGTERM");
+    }
+    termed = true;
+    const auto term_at = clock::now();
+    srv.signal(SIGTERM);
+    const auto code = srv.wait_exit(close_timeout + 500ms + slack + 5s);
+    if (!code) srv.kill_now();
+    client.join();  // the server's exit ends the client's read at the latest
+
+    BOOST_TEST_MESSAGE("the client read " << echoes.load() << " echoes (" << echoes_after_term << " after SIGTERM) and ended "
+                                          << ms(ended - term_at) << " ms after it: " << end.message() << ", close code "
+                                          << close_code);
+    BOOST_TEST_REQUIRE(code.has_value(), "still running long after SIGTERM");
+    BOOST_TEST(*code == 0);
+    BOOST_TEST((end == websocket::error::closed), "the client's read ended with " << end.message() << ", not a close frame");
+    BOOST_TEST(close_code == 1001U);
+    BOOST_TEST(ms(ended - term_at) < ms(close_timeout), "the 1001 came only after " << ms(ended - term_at) << " ms");
+    BOOST_TEST(wrong == 0U, wrong << " echoes out of order or altered");
+    BOOST_TEST(echoes_after_term > 0U, "nothing was echoed after SIGTERM: the queue was empty at the drain's turn");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
