@@ -176,34 +176,15 @@ def ws_connect(port, tls, **kw):
 
 async def ws_active(port, tls, i):
     async with ws_connect(port, tls, max_size=None) as ws:
-        end = time.monotonic() + 2.5 * T
-        n = 0
-        while time.monotonic() < end:
-            msg = f"active {i} {n}"
-            await ws.send(msg)
-            got = await asyncio.wait_for(ws.recv(), SLACK)
-            check(got == msg, f"{ws_uri(port, tls)} active {i}: echo {got!r} != {msg!r}")
-            n += 1
-            await asyncio.sleep(T / 4)
-        check(n >= 8, f"{ws_uri(port, tls)} active {i}: only {n} echoes")
+        await clients.keep_echoing(ws, f"active {i}", f"{ws_uri(port, tls)} active {i}", T / 4, 2.5 * T, SLACK, check)
 
 
 async def ws_idle(port, tls, i):
-    what = f"{'wss' if tls else 'ws'} idle {i}"
     t0 = time.monotonic()
     async with ws_connect(port, tls) as ws:
-        try:
-            await asyncio.wait_for(ws.recv(), T + SLACK)
-            check(False, f"{what}: got a message")
-        except websockets.ConnectionClosed as e:
-            took = time.monotonic() - t0
+        took = await clients.expect_idle_close(ws, f"{'wss' if tls else 'ws'} idle {i}", t0, T, T + SLACK, check)
+        if took is not None:
             note(f"{'wss' if tls else 'ws'} idle", took)
-            code = e.rcvd.code if e.rcvd else None
-            reason = e.rcvd.reason if e.rcvd else None
-            check(code == 1000 and reason == "idle timeout", f"{what}: closed with {code} {reason!r}")
-            check(took >= T, f"{what}: closed after {took:.3f}s, before the idle timeout {T}s")
-        except asyncio.TimeoutError:
-            check(False, f"{what}: not closed within {T + SLACK:.1f}s")
 
 
 async def ping_silent(port, i):

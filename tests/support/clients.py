@@ -83,6 +83,18 @@ Clients (the timeouts are the caller's: each is an upper bound, seconds):
                              TLS counts as the end.
   failed_tasks(named)        (async) runs [(name, coroutine)] at once: [(name, exception)] of
                              those that raised.
+
+WebSocket clients (these two import websockets when called; `ws` is an open client connection,
+`check` the script's):
+  keep_echoing(ws, name, label, period, duration, timeout, check)
+                             (async) sends "NAME N" every `period` s for `duration` s, each echo
+                             awaited within `timeout` s (else asyncio.TimeoutError) and checked
+                             equal; at least 8 echoes checked. Failures read "LABEL: ...".
+  expect_idle_close(ws, label, t0, idle, limit, check)
+                             (async) only reads, for at most `limit` s: checks the server closes
+                             with 1000 "idle timeout", not before `idle` s after t0 (monotonic),
+                             and sends no message. Returns the seconds from t0 to the close, or
+                             None if no close came.
 """
 
 import asyncio
@@ -341,3 +353,35 @@ async def stream_read_to_eof(reader, limit):
 async def failed_tasks(named):
     results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
     return [(name, r) for (name, _), r in zip(named, results) if isinstance(r, BaseException)]
+
+
+# ---- WebSocket clients -------------------------------------------------------------------------
+
+async def keep_echoing(ws, name, label, period, duration, timeout, check):
+    end = time.monotonic() + duration
+    n = 0
+    while time.monotonic() < end:
+        msg = f"{name} {n}"
+        await ws.send(msg)
+        got = await asyncio.wait_for(ws.recv(), timeout)
+        check(got == msg, f"{label}: echo {got!r} != {msg!r}")
+        n += 1
+        await asyncio.sleep(period)
+    check(n >= 8, f"{label}: only {n} echoes")
+
+
+async def expect_idle_close(ws, label, t0, idle, limit, check):
+    import websockets
+    try:
+        await asyncio.wait_for(ws.recv(), limit)
+        check(False, f"{label}: got a message")
+    except websockets.ConnectionClosed as e:
+        took = time.monotonic() - t0
+        code = e.rcvd.code if e.rcvd else None
+        reason = e.rcvd.reason if e.rcvd else None
+        check(code == 1000 and reason == "idle timeout", f"{label}: closed with {code} {reason!r}")
+        check(took >= idle, f"{label}: closed after {took:.3f}s, before the idle timeout {idle}s")
+        return took
+    except asyncio.TimeoutError:
+        check(False, f"{label}: not closed within {limit:.1f}s")
+    return None
