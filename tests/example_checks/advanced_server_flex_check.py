@@ -6,8 +6,8 @@ timeouts on an idlewheel::wheel_pool).
 
     advanced_server_flex_check.py SERVER THREADS [T_MS]
 
-Makes a throwaway certificate and key (openssl req -x509 -newkey rsa:2048 -nodes -days 1
--subj /CN=127.0.0.1) and a doc_root with one file in a temporary directory, starts
+Makes a throwaway certificate and key (clients.make_certificate: openssl req -x509 -newkey
+rsa:2048 -nodes -days 1, CN and subjectAltName 127.0.0.1) and a doc_root with one file in a temporary directory, starts
 SERVER 127.0.0.1 0 DOC_ROOT THREADS CERT KEY T_MS (port 0: it prints the one it got) and runs, all
 at once over loopback, for plain and TLS alike:
   - HTTP keep-alive active clients: a GET every T/4 for 2.5 T, each answered 200 with the file,
@@ -32,31 +32,23 @@ ends it), then SIGTERM (by PID) must stop it with exit status 0. Exit 0 if every
 """
 
 import asyncio
-import base64
 import os
-import signal
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
 
 import websockets
 
-SERVER = sys.argv[1]
-THREADS = int(sys.argv[2])
-T = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 1.0
-SLACK = 2.0 + T  # upper bounds only: a loaded 2-core machine, possibly TSan
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clients  # noqa: E402
+
+SERVER, THREADS, T, SLACK = clients.example_args(1.0)  # SLACK: upper bounds only (a loaded 2-core machine, TSan)
 BODY = b"<html>idlewheel flex</html>\n"
-failures = []
 seen = {}  # kind -> (min, max) of the cut times measured, for the report
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
+tally = clients.Tally()
+check = tally.check
 
 
 def note(kind, took):
@@ -64,16 +56,9 @@ def note(kind, took):
     seen[kind] = (min(lo, took), max(hi, took))
 
 
-def client_tls():
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE  # a throwaway self-signed certificate
-    return ctx
-
-
 async def open_http(port, tls):
     return await asyncio.wait_for(
-        asyncio.open_connection("127.0.0.1", port, ssl=client_tls() if tls else None,
+        asyncio.open_connection("127.0.0.1", port, ssl=clients.tls_client_context() if tls else None,
                                 server_hostname="127.0.0.1" if tls else None), SLACK)
 
 
@@ -90,19 +75,6 @@ async def read_response(reader):
             length = int(line.split(b":")[1])
     body = await asyncio.wait_for(reader.readexactly(length), SLACK)
     return head.split(b"\r\n")[0], body
-
-
-async def wait_closed_by_server(reader, limit):
-    """Seconds until the server ended the connection (EOF, reset, TLS error), None if not in time."""
-    try:
-        while True:
-            chunk = await asyncio.wait_for(reader.read(65536), limit)
-            if not chunk:
-                return True
-    except asyncio.TimeoutError:
-        return None
-    except (ConnectionError, ssl.SSLError, OSError):
-        return True
 
 
 def name(tls):
@@ -134,7 +106,7 @@ async def http_idle(port, tls, i):
         await writer.drain()
         status, body = await read_response(reader)
         check(status == b"HTTP/1.1 200 OK" and body == BODY, f"{name(tls)} idle {i}: {status!r}")
-        closed = await wait_closed_by_server(reader, T + SLACK)
+        closed = await clients.stream_read_to_eof(reader, T + SLACK)
         took = time.monotonic() - t0
         note(f"{name(tls)} idle keep-alive", took)
         check(closed is not None, f"{name(tls)} idle {i}: not closed within {T + SLACK:.1f}s")
@@ -162,7 +134,7 @@ async def slowloris(port, tls, i):
 
     sender = asyncio.create_task(trickle())
     try:
-        closed = await wait_closed_by_server(reader, T + SLACK)
+        closed = await clients.stream_read_to_eof(reader, T + SLACK)
         took = time.monotonic() - t0
         done.set()
         note(f"{name(tls)} slowloris", took)
@@ -174,49 +146,17 @@ async def slowloris(port, tls, i):
         writer.close()
 
 
-async def raw_connect(port):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setblocking(False)
-    await asyncio.wait_for(asyncio.get_running_loop().sock_connect(s, ("127.0.0.1", port)), SLACK)
-    return s
-
-
-async def raw_wait_closed(s, limit):
-    """True when the server ended the connection, None if not in time; what it sent is dropped."""
-    loop = asyncio.get_running_loop()
-    try:
-        while True:
-            chunk = await asyncio.wait_for(loop.sock_recv(s, 65536), limit)
-            if not chunk:
-                return True
-    except (ConnectionResetError, BrokenPipeError):
-        return True
-    except asyncio.TimeoutError:
-        return None
-
-
-def client_hello():
-    """A real TLS ClientHello, as a client would send it first."""
-    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = client_tls().wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
-    try:
-        obj.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    return outgoing.read()
-
-
 async def silent(port, kind, i):
     """kind: 'tcp' sends nothing; 'hello-start' the first 6 bytes of a ClientHello; 'hello' a whole
     ClientHello (the server answers, then waits for the rest of the handshake forever)."""
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    s = await raw_connect(port)
+    s = await clients.raw_connect(port, SLACK)
     try:
         if kind != "tcp":
-            hello = client_hello()
+            hello = clients.client_hello()
             await loop.sock_sendall(s, hello[:6] if kind == "hello-start" else hello)
-        closed = await raw_wait_closed(s, T + SLACK)
+        closed = await clients.read_to_eof(s, T + SLACK)
         took = time.monotonic() - t0
         note(f"silent {kind}", took)
         check(closed is not None, f"silent {kind} {i}: not cut within {T + SLACK:.1f}s")
@@ -230,54 +170,29 @@ def ws_uri(port, tls):
 
 
 def ws_connect(port, tls, **kw):
-    return websockets.connect(ws_uri(port, tls), ssl=client_tls() if tls else None, ping_interval=None,
+    return websockets.connect(ws_uri(port, tls), ssl=clients.tls_client_context() if tls else None, ping_interval=None,
                               open_timeout=SLACK, **kw)
 
 
 async def ws_active(port, tls, i):
     async with ws_connect(port, tls, max_size=None) as ws:
-        end = time.monotonic() + 2.5 * T
-        n = 0
-        while time.monotonic() < end:
-            msg = f"active {i} {n}"
-            await ws.send(msg)
-            got = await asyncio.wait_for(ws.recv(), SLACK)
-            check(got == msg, f"{ws_uri(port, tls)} active {i}: echo {got!r} != {msg!r}")
-            n += 1
-            await asyncio.sleep(T / 4)
-        check(n >= 8, f"{ws_uri(port, tls)} active {i}: only {n} echoes")
+        await clients.keep_echoing(ws, f"active {i}", f"{ws_uri(port, tls)} active {i}", T / 4, 2.5 * T, SLACK, check)
 
 
 async def ws_idle(port, tls, i):
-    what = f"{'wss' if tls else 'ws'} idle {i}"
     t0 = time.monotonic()
     async with ws_connect(port, tls) as ws:
-        try:
-            await asyncio.wait_for(ws.recv(), T + SLACK)
-            check(False, f"{what}: got a message")
-        except websockets.ConnectionClosed as e:
-            took = time.monotonic() - t0
+        took = await clients.expect_idle_close(ws, f"{'wss' if tls else 'ws'} idle {i}", t0, T, T + SLACK, check)
+        if took is not None:
             note(f"{'wss' if tls else 'ws'} idle", took)
-            code = e.rcvd.code if e.rcvd else None
-            reason = e.rcvd.reason if e.rcvd else None
-            check(code == 1000 and reason == "idle timeout", f"{what}: closed with {code} {reason!r}")
-            check(took >= T, f"{what}: closed after {took:.3f}s, before the idle timeout {T}s")
-        except asyncio.TimeoutError:
-            check(False, f"{what}: not closed within {T + SLACK:.1f}s")
-
-
-def upgrade_request(port):
-    key = base64.b64encode(os.urandom(16)).decode()
-    return (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
 
 
 async def ping_silent(port, i):
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    s = await raw_connect(port)
+    s = await clients.raw_connect(port, SLACK)
     try:
-        await loop.sock_sendall(s, upgrade_request(port))
+        await loop.sock_sendall(s, clients.upgrade_request(f"127.0.0.1:{port}"))
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = await asyncio.wait_for(loop.sock_recv(s, 1), SLACK)  # the head only: the ping stays unread
@@ -291,18 +206,8 @@ async def ping_silent(port, i):
             check(s.recv(65536, socket.MSG_PEEK) != b"", f"ping-silent {i}: closed before 2/3 T")
         except BlockingIOError:
             pass  # nothing yet: open
-        data = b""
-        try:
-            while True:
-                chunk = await asyncio.wait_for(loop.sock_recv(s, 65536), T + SLACK)
-                if not chunk:
-                    break
-                data += chunk
-            closed = True
-        except (ConnectionResetError, BrokenPipeError):
-            closed = True
-        except asyncio.TimeoutError:
-            closed = False
+        data = await clients.read_to_eof(s, T + SLACK)
+        closed = data is not None
         took = time.monotonic() - t0
         note("ws ping-silent", took)
         check(closed, f"ping-silent {i}: not dropped within {T + SLACK:.1f}s")
@@ -337,12 +242,12 @@ async def churn(port, i, stats, until):
                 check(got == msg, f"churn {i}: echo {got!r}")
             stats["ws"] += 1
         elif kind == 4:  # a TLS handshake abandoned after the ClientHello
-            s = await raw_connect(port)
-            await loop.sock_sendall(s, client_hello())
+            s = await clients.raw_connect(port, SLACK)
+            await loop.sock_sendall(s, clients.client_hello())
             s.close()
             stats["abandoned"] += 1
         else:  # reset right after the connect (5) or after a request (6)
-            s = await raw_connect(port)
+            s = await clients.raw_connect(port, SLACK)
             if kind == 6:
                 await loop.sock_sendall(s, get_request())
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
@@ -365,19 +270,16 @@ async def main(port):
     named += [(f"ping-silent {i}", ping_silent(port, i)) for i in range(3)]
     named += [(f"churn {i}", churn(port, i, stats, until)) for i in range(6)]
     t0 = time.monotonic()
-    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
-    for (what, _), r in zip(named, results):
-        if isinstance(r, BaseException):
-            check(False, f"{what}: raised {type(r).__name__}: {r!r} ({time.monotonic() - t0:.1f}s in)")
+    for what, r in await clients.failed_tasks(named):
+        check(False, f"{what}: raised {type(r).__name__}: {r!r} ({time.monotonic() - t0:.1f}s in)")
     print(f"churn: {stats}", flush=True)
     check(stats["http"] >= 10 and stats["ws"] >= 10, f"churn: only {stats}")
 
 
 def run():
     with tempfile.TemporaryDirectory() as tmp:
-        cert, key, root = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem"), os.path.join(tmp, "root")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                        "/CN=127.0.0.1", "-keyout", key, "-out", cert], check=True, capture_output=True)
+        cert, key = clients.make_certificate(tmp)
+        root = os.path.join(tmp, "root")
         os.mkdir(root)
         with open(os.path.join(root, "index.html"), "wb") as f:
             f.write(BODY)
@@ -385,43 +287,22 @@ def run():
 
 
 def run_server(cert, key, root):
-    env = dict(os.environ)
-    env.setdefault("TSAN_OPTIONS", "halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4")
-    proc = subprocess.Popen([SERVER, "127.0.0.1", "0", root, str(THREADS), cert, key, str(int(T * 1000))],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
-    status = None
+    proc, port = clients.start_announcing([SERVER, "127.0.0.1", "0", root, str(THREADS), cert, key,
+                                           str(int(T * 1000))])
     try:
-        line = proc.stdout.readline()
-        if not line.startswith("listening on port "):
-            print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+        if port is None:
             return 1
-        port = int(line.split()[-1])
         print(f"server on port {port}, {THREADS} threads, T {T}s", flush=True)
         asyncio.run(main(port))
         check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
     finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-        try:
-            _, err = proc.communicate(timeout=30)
-            status = proc.returncode
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        status, err = clients.stop_by_sigterm(proc)
     check(status == 0, f"server exit status after SIGTERM: {status}")
-    for marker in ("ThreadSanitizer", "AddressSanitizer", "runtime error", "idlewheel:"):
-        if marker in err:
-            check(False, f"server stderr has {marker!r}")
-            print(err[-6000:], flush=True)
-            break
+    tally.check_stderr_clean(err)
     for kind, (lo, hi) in sorted(seen.items()):
         print(f"  {kind:22} cut after {lo:.3f} .. {hi:.3f} s (T {T}s)", flush=True)
-    if failures:
-        print("server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]), flush=True)
-        print(f"advanced_server_flex_check: {len(failures)} checks failed", flush=True)
-        return 1
-    print("advanced_server_flex_check: every check passed", flush=True)
-    return 0
+    return tally.verdict("advanced_server_flex_check",
+                         "server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]))
 
 
 if __name__ == "__main__":

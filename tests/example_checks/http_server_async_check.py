@@ -49,21 +49,16 @@ import sys
 import tempfile
 import time
 
-SERVER = sys.argv[1]
-THREADS = int(sys.argv[2])
-T = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 1.5
-SLACK = 2.0 + T  # upper bounds only: a loaded 2-core machine, possibly TSan (never a lower bound)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clients  # noqa: E402
+
+SERVER, THREADS, T, SLACK = clients.example_args(1.5)  # SLACK: upper bounds only (a loaded 2-core machine, TSan)
 N_ACTIVE, N_IDLE, N_SLOWLORIS, N_SILENT, N_HALF, N_PIPELINED, N_CHURN = 10, 10, 5, 5, 4, 4, 4
 TIMEOUT_LINE = "read: The socket was closed due to a timeout"  # Beast's fail(ec, "read") on error::timeout
 BODY = (f"idlewheel http_server_async_check {os.getpid()} {time.time()}\n" * 4).encode()
-failures = []
 seen = {}  # what was measured, by kind: a list of seconds
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
+tally = clients.Tally()
+check = tally.check
 
 
 def measured(kind, seconds):
@@ -86,14 +81,7 @@ class Conn:
 
     @classmethod
     async def connect(cls, port):
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.setblocking(False)
-        try:
-            await asyncio.wait_for(asyncio.get_running_loop().sock_connect(s, ("127.0.0.1", port)), SLACK)
-        except BaseException:
-            s.close()
-            raise
-        return cls(s)
+        return cls(await clients.raw_connect(port, SLACK))
 
     async def send(self, data):
         await self.loop.sock_sendall(self.sock, data)
@@ -285,18 +273,10 @@ async def main(port):
     named += [(f"pipelined {i}", pipelined(port, i)) for i in range(N_PIPELINED)]
     named += [(f"churn {i}", churn(port, i, stats, until)) for i in range(N_CHURN)]
     started = time.monotonic()
-    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
-    for (name, _), r in zip(named, results):
-        if isinstance(r, BaseException):
-            check(False, f"{name}: raised {type(r).__name__}: {r!r} (run ended after {time.monotonic() - started:.1f}s)")
+    for name, r in await clients.failed_tasks(named):
+        check(False, f"{name}: raised {type(r).__name__}: {r!r} (run ended after {time.monotonic() - started:.1f}s)")
     print(f"churn: {stats['sessions']} sessions", flush=True)
     check(stats["sessions"] >= 30, f"churn: only {stats['sessions']} sessions")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def served(port):
@@ -316,14 +296,12 @@ def start(docroot, errfile):
     """Starts the server on a free port (the example prints nothing, so the port is chosen
     here; another process may take it first: then the server fails to bind, and a new port is
     tried). Returns (process, port) or (None, None)."""
-    env = dict(os.environ)
-    env.setdefault("TSAN_OPTIONS", "halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4")
     for _ in range(5):
-        port = free_port()
+        port = clients.free_port()
         errfile.seek(0)
         errfile.truncate()
         proc = subprocess.Popen([SERVER, "127.0.0.1", str(port), docroot, str(THREADS), str(int(T * 1000))],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errfile, env=env)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errfile, env=clients.server_env())
         deadline = time.monotonic() + 60  # a sanitizer build starts slowly on a loaded machine
         while time.monotonic() < deadline and proc.poll() is None:
             if served(port):
@@ -361,13 +339,7 @@ def run():
             check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
             check(served(port), "the server no longer answers at the end")
         finally:
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            clients.stop_by_sigterm(proc)  # stderr is in errfile
         check(proc.returncode == -signal.SIGTERM, f"server ended with {proc.returncode}, not by SIGTERM")
         errfile.seek(0)
         err = errfile.read()
@@ -383,12 +355,7 @@ def run():
     others = err.splitlines() if rest else []
     check(not rest, "server stderr has other lines than the timeouts")
     summary()
-    if failures:
-        print("server stderr, last other lines:\n" + "\n".join(others[-40:]), flush=True)
-        print(f"http_server_async_check: {len(failures)} checks failed", flush=True)
-        return 1
-    print("http_server_async_check: every check passed", flush=True)
-    return 0
+    return tally.verdict("http_server_async_check", "server stderr, last other lines:\n" + "\n".join(others[-40:]))
 
 
 if __name__ == "__main__":

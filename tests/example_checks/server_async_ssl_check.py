@@ -33,72 +33,25 @@ PID with SIGTERM. Exit 0 if every check passed.
 
 import asyncio
 import os
-import signal
 import socket
-import ssl
-import subprocess
 import sys
 import tempfile
 import time
 
 import websockets
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# The plain server's check parses argv when imported: the same positions here (SERVER THREADS
-# IDLE_MS), so its IDLE, SLACK and helpers mean the same.
-import server_async_check as plain  # noqa: E402
-from server_async_check import check, failures, upgrade_request  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clients  # noqa: E402
 
-SERVER = plain.SERVER
-THREADS = plain.THREADS
-IDLE = plain.IDLE
-SLACK = plain.SLACK
+SERVER, THREADS, IDLE, SLACK = clients.example_args(1.5)  # SLACK: upper bounds only (a loaded 2-core machine, TSan)
 DEADLINE = IDLE / 2  # the handshake deadline the example derives from IDLE
-
-
-def make_certificate(directory):
-    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", key, "-out", cert], check=True, capture_output=True)
-    return cert, key
-
-
-def client_context(cert):
-    ctx = ssl.create_default_context(cafile=cert)  # trusts the test certificate only
-    return ctx
-
-
-def client_hello(ctx):
-    """The bytes of a ClientHello, made without a socket (a memory BIO)."""
-    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
-    try:
-        obj.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    return outgoing.read()
+tally = clients.Tally()
+check = tally.check
 
 
 async def tls_connect(port, ctx):
     return await asyncio.wait_for(
         asyncio.open_connection("127.0.0.1", port, ssl=ctx, server_hostname="127.0.0.1"), SLACK)
-
-
-async def tls_read_to_eof(reader, limit):
-    """Everything (decrypted) until EOF, a reset or an abrupt end of TLS; None if the server did
-    not end the connection in time."""
-    data = b""
-    try:
-        while True:
-            chunk = await asyncio.wait_for(reader.read(65536), limit)
-            if not chunk:
-                return data
-            data += chunk
-    except (ConnectionError, ssl.SSLError, asyncio.IncompleteReadError, OSError):
-        return data
-    except asyncio.TimeoutError:
-        return None
 
 
 def wss(port):
@@ -107,48 +60,30 @@ def wss(port):
 
 async def active(port, ctx, i):
     async with websockets.connect(wss(port), ssl=ctx, ping_interval=None, max_size=None) as ws:
-        end = time.monotonic() + 2.5 * IDLE
-        n = 0
-        while time.monotonic() < end:
-            msg = f"active {i} {n}"
-            await ws.send(msg)
-            got = await asyncio.wait_for(ws.recv(), SLACK)
-            check(got == msg, f"active {i}: echo {got!r} != {msg!r}")
-            n += 1
-            await asyncio.sleep(IDLE / 4)
-        check(n >= 8, f"active {i}: only {n} echoes")
+        await clients.keep_echoing(ws, f"active {i}", f"active {i}", IDLE / 4, 2.5 * IDLE, SLACK, check)
 
 
 async def idle(port, ctx, i, seen):
     t0 = time.monotonic()
     async with websockets.connect(wss(port), ssl=ctx, ping_interval=None) as ws:
-        try:
-            await asyncio.wait_for(ws.recv(), IDLE + SLACK)
-            check(False, f"idle {i}: got a message")
-        except websockets.ConnectionClosed as e:
-            took = time.monotonic() - t0
+        took = await clients.expect_idle_close(ws, f"idle {i}", t0, IDLE, IDLE + SLACK, check)
+        if took is not None:
             seen.append(took)
-            code = e.rcvd.code if e.rcvd else None
-            reason = e.rcvd.reason if e.rcvd else None
-            check(code == 1000 and reason == "idle timeout", f"idle {i}: closed with {code} {reason!r}")
-            check(took >= IDLE, f"idle {i}: closed after {took:.3f}s, before the idle timeout {IDLE}s")
             check(took <= IDLE + SLACK, f"idle {i}: closed only after {took:.3f}s")
-        except asyncio.TimeoutError:
-            check(False, f"idle {i}: not closed within {IDLE + SLACK:.1f}s")
 
 
 async def ping_silent(port, ctx, i, seen):
     t0 = time.monotonic()
     reader, writer = await tls_connect(port, ctx)
     try:
-        writer.write(upgrade_request(port))
+        writer.write(clients.upgrade_request(f"127.0.0.1:{port}"))
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
         check(head.startswith(b"HTTP/1.1 101"), f"ping-silent {i}: no 101: {head[:40]!r}")
         # No pong ever goes back (nothing is written). Still open at 0.6 IDLE?
         await asyncio.sleep(max(0.0, t0 + 0.6 * IDLE - time.monotonic()))
         check(not reader.at_eof() and reader.exception() is None,
               f"ping-silent {i}: closed before ping interval + pong timeout")
-        rest = await tls_read_to_eof(reader, IDLE + SLACK)
+        rest = await clients.stream_read_to_eof(reader, IDLE + SLACK)
         took = time.monotonic() - t0
         check(rest is not None, f"ping-silent {i}: not dropped within {IDLE + SLACK:.1f}s")
         if rest is not None:
@@ -177,11 +112,11 @@ async def raw_tcp(port, first_bytes, name, seen):
     """TCP only: sends first_bytes (maybe none), then nothing; waits for the server to end it."""
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    s = await plain.raw_connect(port)
+    s = await clients.raw_connect(port, SLACK)
     try:
         if first_bytes:
             await loop.sock_sendall(s, first_bytes)
-        got = await plain.read_to_eof(loop, s, DEADLINE + SLACK)
+        got = await clients.read_to_eof(s, DEADLINE + SLACK)
         check_deadline_drop(name, time.monotonic() - t0, got, seen)
     finally:
         s.close()
@@ -191,7 +126,7 @@ async def no_upgrade(port, ctx, i, seen):
     t0 = time.monotonic()
     reader, writer = await tls_connect(port, ctx)
     try:
-        got = await tls_read_to_eof(reader, DEADLINE + SLACK)
+        got = await clients.stream_read_to_eof(reader, DEADLINE + SLACK)
         check_deadline_drop(f"no-upgrade {i}", time.monotonic() - t0, got, seen)
     finally:
         writer.transport.abort()
@@ -205,14 +140,14 @@ async def churn(port, ctx, hello, i, stats, until):
         kind = n % 5
         n += 1
         if kind == 3:  # gives up mid-TLS-handshake
-            s = await plain.raw_connect(port)
+            s = await clients.raw_connect(port, SLACK)
             await loop.sock_sendall(s, hello[: len(hello) // 3])
             s.close()
             stats["aborted"] += 1
             continue
         if kind == 4:  # reset right after the upgrade
             reader, writer = await tls_connect(port, ctx)
-            writer.write(upgrade_request(port))
+            writer.write(clients.upgrade_request(f"127.0.0.1:{port}"))
             await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
             sock = writer.get_extra_info("socket")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
@@ -233,7 +168,7 @@ def spread(name, values):
 
 
 async def main(port, ctx):
-    hello = client_hello(ctx)
+    hello = clients.client_hello(ctx)
     stats = {"echoed": 0, "aborted": 0, "reset": 0}
     seen = {k: [] for k in ("idle", "ping-silent", "no-hello", "half-hello", "no-upgrade")}
     until = time.monotonic() + 2.5 * IDLE
@@ -245,10 +180,8 @@ async def main(port, ctx):
               for i in range(4)]
     named += [(f"no-upgrade {i}", no_upgrade(port, ctx, i, seen["no-upgrade"])) for i in range(4)]
     named += [(f"churn {i}", churn(port, ctx, hello, i, stats, until)) for i in range(8)]
-    results = await asyncio.gather(*(c for _, c in named), return_exceptions=True)
-    for (name, _), r in zip(named, results):
-        if isinstance(r, BaseException):
-            check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
+    for name, r in await clients.failed_tasks(named):
+        check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
     for name, values in seen.items():
         spread(name, values)
     print(f"churn: {stats}", flush=True)
@@ -257,41 +190,21 @@ async def main(port, ctx):
 
 def run():
     with tempfile.TemporaryDirectory(prefix="idlewheel-tls-") as directory:
-        cert, key = make_certificate(directory)
-        ctx = client_context(cert)
-        env = dict(os.environ)
-        env.setdefault("TSAN_OPTIONS", "halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4")
-        proc = subprocess.Popen([SERVER, "127.0.0.1", "0", str(THREADS), cert, key, str(int(IDLE * 1000))],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        cert, key = clients.make_certificate(directory)
+        ctx = clients.tls_client_context(cafile=cert)  # trusts the test certificate only
+        proc, port = clients.start_announcing([SERVER, "127.0.0.1", "0", str(THREADS), cert, key,
+                                               str(int(IDLE * 1000))])
         try:
-            line = proc.stdout.readline()
-            if not line.startswith("listening on port "):
-                print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+            if port is None:
                 return 1
-            port = int(line.split()[-1])
             print(f"server on port {port}, {THREADS} threads, idle {IDLE}s, handshake deadline {DEADLINE}s",
                   flush=True)
             asyncio.run(main(port, ctx))
             check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
         finally:
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGTERM)
-            try:
-                _, err = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                _, err = proc.communicate()
-    for marker in ("ThreadSanitizer", "AddressSanitizer", "runtime error", "idlewheel:"):
-        if marker in err:
-            check(False, f"server stderr has {marker!r}")
-            print(err[-6000:], flush=True)
-            break
-    if failures:
-        print("server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]), flush=True)
-        print(f"server_async_ssl_check: {len(failures)} checks failed", flush=True)
-        return 1
-    print("server_async_ssl_check: every check passed", flush=True)
-    return 0
+            _, err = clients.stop_by_sigterm(proc)
+    tally.check_stderr_clean(err)
+    return tally.verdict("server_async_ssl_check", "server stderr, last lines:\n" + "\n".join(err.splitlines()[-30:]))
 
 
 if __name__ == "__main__":

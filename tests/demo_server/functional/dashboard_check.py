@@ -30,13 +30,15 @@ import asyncio
 import base64
 import json
 import os
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+from clients import Failure, check  # noqa: E402
+import clients  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 IDLE_TIMEOUT_S = 2
@@ -47,48 +49,18 @@ TLS = False             # --tls
 
 def client_tls():
     """A TLS context for the server's self-signed certificate (not verified), or None."""
-    if not TLS:
-        return None
-    import ssl
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    return ctx
+    return clients.tls_client_context() if TLS else None
 
 
 def scheme(plain):
     return plain + "s" if TLS else plain
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failure(what)
-
-
 def start_server(binary, stderr_file):
-    proc = subprocess.Popen(
+    proc, fields = clients.start_demo_server(
         [binary, "--tcp-port", "0", "--http-port", "0", "--idle-timeout", f"{IDLE_TIMEOUT_S}s", "--ping-interval", "0s"]
         + (["--tls"] if TLS else []),
-        stdout=subprocess.PIPE, stderr=stderr_file)
-    deadline = time.monotonic() + 10
-    line = b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or proc.poll() is not None:
-            raise Failure(f"no listening line from demo_server (got {line!r})")
-        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.1))
-        if ready:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise Failure(f"demo_server closed stdout before its listening line (got {line!r})")
-            line += chunk
-    text = line.decode()
-    fields = dict(f.split("=", 1) for f in text.split()[1:] if "=" in f)
-    check(text.startswith("listening ") and "tcp" in fields and "http" in fields, f"unexpected listening line {text!r}")
+        stderr_file, timeout=10, need=("tcp", "http"))
     return proc, fields["tcp"], fields["http"]
 
 
@@ -164,10 +136,8 @@ PAGE_STATE = """!document.body || !document.getElementById('c-tcp') ? null : JSO
 async def provoke_protocol_error_and_bad_key(http):
     """One WebSocket session ended by an unmasked frame (1002) and one upgrade with key 'abc' (400)."""
     host, port = http.rsplit(":", 1)
-    upgrade = ("GET / HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-               "Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n\r\n")
     reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port), ssl=client_tls()), 10)
-    writer.write(upgrade.format(http, "dGhlIHNhbXBsZSBub25jZQ==").encode())
+    writer.write(clients.upgrade_request(http, key="dGhlIHNhbXBsZSBub25jZQ=="))
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     check(head.startswith(b"HTTP/1.1 101"), f"upgrade refused: {head!r}")
     writer.write(b"\x81\x02hi")  # a text frame without the mask every client frame must have
@@ -175,7 +145,7 @@ async def provoke_protocol_error_and_bad_key(http):
     check(close[0] == 0x88 and close[2:4] == b"\x03\xea", f"expected close 1002, got {close!r}")
     writer.close()
     reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port), ssl=client_tls()), 10)
-    writer.write(upgrade.format(http, "abc").encode())
+    writer.write(clients.upgrade_request(http, key="abc"))
     answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     check(answer.startswith(b"HTTP/1.1 400"), f"an invalid key got {answer[:40]!r}, not 400")
     writer.close()
@@ -301,30 +271,6 @@ async def exercise(tcp, http, profile_dir, chromium, screenshot):
                 f"idle kicks {first['idle']} -> {kicked['idle']}, cause table {table['causes']}; screenshot {screenshot} ({len(png)} bytes)")
 
 
-def stop_process_group(proc):
-    """Ends Chromium and every process of its group (renderers, zygotes), bounded."""
-    if proc is None:
-        return
-    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                return  # the whole group is gone
-            time.sleep(0.05)
-    if proc.poll() is None:
-        proc.wait(timeout=10)
-
-
 def main():
     global TLS
     if len(sys.argv) > 1 and sys.argv[1] == "--tls":
@@ -334,11 +280,9 @@ def main():
         print("usage: dashboard_check.py [--tls] PATH_TO_DEMO_SERVER [SCREENSHOT.png]", file=sys.stderr)
         return 2
     screenshot = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.getcwd(), "dashboard.png")
-    try:
-        import websockets  # noqa: F401
-    except ImportError:
-        print(f"FAIL: dashboard_check: Debian's python3-websockets is not installed for {sys.executable} "
-              "(scripts/setup.sh test installs it)")
+    missing = clients.websockets_missing("dashboard_check")
+    if missing:
+        print(missing)
         return 1
     if not os.access(CHROMIUM, os.X_OK):
         print(f"FAIL: dashboard_check: {CHROMIUM} not found (scripts/setup.sh test installs Debian's chromium)")
@@ -352,13 +296,8 @@ def main():
         server, tcp, http = start_server(sys.argv[1], server_err)
         chromium = start_chromium(profile_dir, chromium_err)
         detail = asyncio.run(asyncio.wait_for(exercise(tcp, http, profile_dir, chromium, screenshot), OVERALL_LIMIT_S))
-        stop_process_group(chromium)
-        server.send_signal(signal.SIGTERM)
-        try:
-            code = server.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            raise Failure("demo_server still running 5 s after SIGTERM")
-        check(code == 0, f"demo_server exited with {code} after SIGTERM")
+        clients.stop_process_group(chromium)
+        clients.sigterm_expect_exit_0(server, timeout=5)
         print(f"PASS: dashboard_check{' (tls)' if TLS else ''}: {detail}")
         return 0
     except Exception as e:  # one FAIL line, whatever went wrong
@@ -368,10 +307,8 @@ def main():
             print(f"---- {name} stderr (tail):\n" + f.read().decode(errors="replace")[-4000:] + "----", file=sys.stderr)
         return 1
     finally:
-        stop_process_group(chromium)
-        if server is not None and server.poll() is None:
-            server.kill()
-            server.wait(timeout=10)
+        clients.stop_process_group(chromium)
+        clients.kill_if_running(server)
         shutil.rmtree(profile_dir, ignore_errors=True)
         server_err.close()
         chromium_err.close()

@@ -13,47 +13,24 @@ is bounded, and the server is killed whatever happens.
 
 import asyncio
 import os
-import select
-import signal
-import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+from clients import Failure, check  # noqa: E402
+import clients  # noqa: E402
 
 IDLE_TIMEOUT_S = 0.8
 SLACK_S = 1.5           # upper-bound allowance: loaded 2-core CI, sanitizer builds
 OVERALL_LIMIT_S = 60    # below ctest's TIMEOUT, so the cleanup always runs
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failure(what)
-
-
 def start_server(binary, stderr_file):
     """Starts demo_server; returns (process, "host:port" of HTTP). Waits at most 10 s."""
-    proc = subprocess.Popen(
+    proc, fields = clients.start_demo_server(
         [binary, "--tcp-port", "0", "--http-port", "0", "--idle-timeout", "800ms", "--ping-interval", "0s"],
-        stdout=subprocess.PIPE, stderr=stderr_file)
-    deadline = time.monotonic() + 10
-    line = b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or proc.poll() is not None:
-            raise Failure(f"no listening line from demo_server (got {line!r})")
-        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.1))
-        if ready:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise Failure(f"demo_server closed stdout before its listening line (got {line!r})")
-            line += chunk
-    text = line.decode()
-    fields = dict(f.split("=", 1) for f in text.split()[1:] if "=" in f)
-    check(text.startswith("listening ") and "http" in fields, f"unexpected listening line {text!r}")
+        stderr_file, timeout=10, need=("http",))
     return proc, fields["http"]
 
 
@@ -109,38 +86,28 @@ def main():
     if len(sys.argv) != 2:
         print("usage: python_ws_client.py PATH_TO_DEMO_SERVER", file=sys.stderr)
         return 2
-    try:
-        import websockets
-    except ImportError:
-        print("FAIL: python_ws_client: Debian's python3-websockets is not installed for "
-              f"{sys.executable} (scripts/setup.sh test installs it)")
+    missing = clients.websockets_missing("python_ws_client")
+    if missing:
+        print(missing)
         return 1
+    import websockets
     proc = None
     stderr_file = tempfile.TemporaryFile()
     try:
         proc, http = start_server(sys.argv[1], stderr_file)
         detail = asyncio.run(asyncio.wait_for(exercise(http), OVERALL_LIMIT_S))
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            raise Failure("demo_server still running 5 s after SIGTERM")
-        check(code == 0, f"demo_server exited with {code} after SIGTERM")
+        clients.sigterm_expect_exit_0(proc, timeout=5)
         print(f"PASS: python_ws_client (websockets {websockets.__version__}): text and binary echoed, {detail}, "
               "exit 0 after SIGTERM")
         return 0
     except Exception as e:  # one FAIL line, whatever went wrong
         print(f"FAIL: python_ws_client: {type(e).__name__}: {e}")
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
+        clients.kill_if_running(proc)
         stderr_file.seek(0)
         print("---- demo_server stderr:\n" + stderr_file.read().decode(errors="replace") + "----", file=sys.stderr)
         return 1
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
+        clients.kill_if_running(proc)
         stderr_file.close()
 
 if __name__ == "__main__":

@@ -51,6 +51,10 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+from clients import Failure, check  # noqa: E402
+import clients  # noqa: E402
+
 T = 1.5                 # --handshake-timeout
 PING = 0.5              # --ping-interval (the heartbeat: a ping after PING of silence, +jitter)
 JITTER = 0.1
@@ -61,22 +65,6 @@ OPEN_FOR = T + 2.0      # none: still open this long after connect
 EARLY = 0.005           # clock granularity between the client's and the server's clocks
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failure(what)
-
-
-def client_context():
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE  # the server's certificate is self-signed, made at start
-    return ctx
-
-
 def ms(seconds):
     return f"{round(seconds * 1000)}ms"
 
@@ -85,20 +73,8 @@ def start_server(binary, mode, extra, stderr_file):
     args = [binary, "--tls", "--tcp-port", "0", "--http-port", "0", "--timers", mode, "--tick", "10ms",
             "--handshake-timeout", ms(T), "--idle-timeout", "4s", "--ping-interval", ms(PING),
             "--ping-jitter", ms(JITTER), "--pong-timeout", ms(PONG), "--close-timeout", ms(CLOSE)] + extra
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr_file)
-    deadline = time.monotonic() + 30  # a sanitizer build starts slowly on a loaded machine
-    line = b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or proc.poll() is not None:
-            raise Failure(f"no listening line from demo_server (got {line!r})")
-        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.1))
-        if ready:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise Failure(f"demo_server closed stdout before its listening line (got {line!r})")
-            line += chunk
-    fields = dict(f.split("=", 1) for f in line.decode().split()[1:] if "=" in f)
+    # 30 s: a sanitizer build starts slowly on a loaded machine
+    proc, fields = clients.start_demo_server(args, stderr_file, timeout=30, need=("http",))
     host, port = fields["http"].rsplit(":", 1)
     return proc, host, int(port)
 
@@ -140,7 +116,7 @@ class ManualTls:
     def __init__(self, sock):
         self.sock = sock
         self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-        self.tls = client_context().wrap_bio(self.incoming, self.outgoing, server_hostname="localhost")
+        self.tls = clients.tls_client_context().wrap_bio(self.incoming, self.outgoing, server_hostname="localhost")
 
     def client_hello(self):
         try:
@@ -187,8 +163,7 @@ class ManualTls:
         return got
 
 
-UPGRADE = ("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+UPGRADE = clients.upgrade_request("localhost", key="dGhlIHNhbXBsZSBub25jZQ==")
 
 
 def masked_text(payload):
@@ -282,7 +257,7 @@ def not_tls(host, port, until):
 async def control(host, port, stop, result):
     import websockets
     sent = 0
-    async with websockets.connect(f"wss://{host}:{port}/", ssl=client_context(), ping_interval=None,
+    async with websockets.connect(f"wss://{host}:{port}/", ssl=clients.tls_client_context(), ping_interval=None,
                                   open_timeout=10) as ws:
         while not stop.is_set():
             msg = f"control {sent}"
@@ -295,7 +270,7 @@ async def control(host, port, stop, result):
 
 
 def get_stats(host, port):
-    with urllib.request.urlopen(f"https://{host}:{port}/stats", timeout=10, context=client_context()) as r:
+    with urllib.request.urlopen(f"https://{host}:{port}/stats", timeout=10, context=clients.tls_client_context()) as r:
         return json.load(r)
 
 
@@ -390,7 +365,7 @@ def run(binary, mode, extra):
 
         async def parked_until_sigterm():
             import websockets
-            async with websockets.connect(f"wss://{host}:{port}/", ssl=client_context(), open_timeout=10) as ws:
+            async with websockets.connect(f"wss://{host}:{port}/", ssl=clients.tls_client_context(), open_timeout=10) as ws:
                 await ws.send("parked")
                 await asyncio.wait_for(ws.recv(), 5)
                 server.send_signal(signal.SIGTERM)
@@ -423,9 +398,7 @@ def run(binary, mode, extra):
             raise Failure("; ".join(failures) + "\n---- demo_server stderr (tail) ----\n" + log[-3000:])
         return f"--timers={mode}: " + ", ".join(summary) + f"; control {control_result['echoes']} echoes"
     finally:
-        if server is not None and server.poll() is None:
-            server.kill()
-            server.wait()
+        clients.kill_if_running(server)
         server_err.close()
 
 
