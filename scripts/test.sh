@@ -21,8 +21,9 @@
 # without touching the system's apt. The run names the versions unstable has; it stops only if
 # Debian's servers cannot be read.) Then the library, demo and reliability tests again under
 # AddressSanitizer + UBSan (not the browser, TSan, Prometheus, --io-threads, TLS and docs suites).
-# The matrix and ASan builds run in the background at nice 19 while the optimised build's
-# tests run; every test runs in the foreground, after its build. Each phase prints its time.
+# The ASan and matrix builds (in that order) run in the background at nice 19 while the
+# optimised build's tests run, and then the ASan tests; every test runs in the foreground,
+# after its build. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -58,15 +59,26 @@ fetched() {  # SCRIPT VERSION DEST: the include directory, or the fetch's own re
   "scripts/$1" "$2" "$3" || { echo "test.sh: the matrix stops: $1 $2 failed (its reason is above)" >&2; exit 1; }
 }
 
-# The builds of the matrix and of the ASan run go on in the background at the lowest priority
+# The builds of the ASan run and of the matrix go on in the background at the lowest priority
 # (nice 19) while the optimised build's tests run: most of those wait on sockets and clocks,
 # and the real-time ones are made to pass with both cores busy (tests/loaded/run.sh runs them
 # beside two busy loops at normal priority). Every test itself runs in the foreground at
-# normal priority, after the builds. The background's output is printed when it ends
+# normal priority, after its build. The background's output is printed when it ends
 # (build/background.log); any failure there fails the run.
 background() {
   set +m  # its own commands stay in its process group
   renice -n 19 -p "$BASHPID" >/dev/null
+  # The ASan tree first: its tests (mostly waiting on sockets and clocks) then run in the
+  # foreground while the matrix builds here.
+  local begin=$SECONDS
+  # -O0: the ASan + UBSan build compiled in 593 s instead of 1123 s at -O1 (2026-11-27, this
+  # machine, both cores) and its tests ran in 204 s instead of 137 s; the compute-bound
+  # test_wheel_differential keeps -O1 (tests/CMakeLists.txt).
+  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O0 -g1" -DIDLEWHEEL_WERROR=ON \
+    -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
+  cmake --build build/asan -j"$jobs"
+  phase "building for ASan" "$begin"
+  touch build/background.asan_built
   # Debian unstable's newest Boost and Asio, asked today (scripts/newest_in_debian.sh), so the
   # matrix follows unstable by itself; Debian 13's Boosts are pinned.
   read -r sid_boost sid_asio < <(scripts/newest_in_debian.sh build/sid) ||
@@ -86,17 +98,9 @@ background() {
     matrix_build "standalone-asio-$sid_asio" -DIDLEWHEEL_STANDALONE_ASIO=ON -DIDLEWHEEL_ASIO_INCLUDE_DIR="$include" \
       -DCMAKE_CXX_COMPILER=clang++
   fi
-  local begin=$SECONDS
-  # -O0: the ASan + UBSan build compiled in 593 s instead of 1123 s at -O1 (2026-11-27, this
-  # machine, both cores) and its tests ran in 204 s instead of 137 s; the compute-bound
-  # test_wheel_differential keeps -O1 (tests/CMakeLists.txt).
-  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O0 -g1" -DIDLEWHEEL_WERROR=ON \
-    -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
-  cmake --build build/asan -j"$jobs"
-  phase "building for ASan" "$begin"
   echo "${matrix_builds[*]}" >build/background.matrix
 }
-rm -f build/background.matrix
+rm -f build/background.matrix build/background.asan_built
 set -m  # the background in a process group of its own: ended with everything it started
 background >build/background.log 2>&1 &
 background_pid=$!
@@ -109,11 +113,23 @@ ctest --test-dir build/test --output-on-failure -j"$jobs"
 phase "the optimised build's tests" "$begin"
 tests/loaded/run.sh build/test  # the real-time suites again, both cores kept busy
 
+# The ASan tests as soon as their build is done, beside the matrix's builds (a failure here ends
+# the background too: the trap). If the background fails before, its log says why below.
+begin=$SECONDS
+while [ ! -e build/background.asan_built ] && kill -0 "$background_pid" 2>/dev/null; do sleep 2; done
+if [ -e build/background.asan_built ]; then
+  echo "test.sh: waited $((SECONDS - begin)) s for the ASan build"
+  begin=$SECONDS
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs|fleet"
+  phase "the ASan tests" "$begin"
+fi
+
 begin=$SECONDS
 background_status=0
 wait "$background_pid" || background_status=$?
 trap - EXIT
-echo "test.sh: ---- the background builds (build/background.log), waited for $((SECONDS - begin)) s ----"
+echo "test.sh: ---- the background builds (build/background.log), waited for $((SECONDS - begin)) s more ----"
 cat build/background.log
 [ "$background_status" = 0 ] || { echo "test.sh: the background builds failed (exit $background_status): see above" >&2; exit 1; }
 
@@ -124,9 +140,5 @@ for name in "${matrix_builds[@]}"; do
   phase "testing matrix $name" "$begin"
 done
 
-begin=$SECONDS
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs|fleet"
-phase "the ASan tests" "$begin"
 
 echo "test.sh: all passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
