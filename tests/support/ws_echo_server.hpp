@@ -139,9 +139,11 @@ public:
         --counters_.open;
     }
 
-    void upgraded() {
+    /// `at`: no later than the moment the liveness starts its idle clock (a lower bound checked
+    /// against this record must not count from a later point than the library does).
+    void upgraded(steady_clock::time_point at) {
         ++counters_.upgraded;
-        upgraded_at_ = steady_clock::now();
+        upgraded_at_ = at;
     }
     void decide(close_cause cause) {
         if (cause_) return;
@@ -322,7 +324,7 @@ private:
             timeline_.decide(close_cause::error);
             return fail(ec, "accept");
         }
-        timeline_.upgraded();
+        timeline_.upgraded(steady_clock::now());  // before idle_.start(): see session_timeline::upgraded
         idle_.start();
         heartbeat_.start();
         do_read();
@@ -467,6 +469,7 @@ public:
 
 private:
     void on_accept(beast::error_code ec) {
+        const auto upgraded_at = steady_clock::now();  // before accepted(): idle runs from inside it
         if (!live_.accepted(ec)) {
             if (ec && !live_.has_verdict()) {
                 timeline_.decide(close_cause::error);
@@ -474,7 +477,7 @@ private:
             }
             return;
         }
-        timeline_.upgraded();
+        timeline_.upgraded(upgraded_at);
         do_read();
     }
 
