@@ -114,7 +114,13 @@ public:
     }
 
     void shutdown() override {
-        if (kind_ == session_kind::websocket && ws_ && !closing_) {
+        if (kind_ == session_kind::websocket && ws_) {
+            // A close handshake already under way (ours, or Beast answering the peer's close
+            // frame and tearing down) is left to finish: its --close-timeout runs already (with
+            // --timers=none, the drain's abrupt bound), and it keeps the cause that started it.
+            // Cutting it would count a client's own close as shutdown and drop its TCP (TLS:
+            // close_notify) teardown half-way.
+            if (closing_) return;
             // Mid-upgrade, Beast forbids async_close until async_accept completes: on_accept closes then.
             if (!ws_->is_open()) return;
             // Every message already read is echoed before the close frame: with echo still

@@ -132,6 +132,11 @@ public:
         if (v.is_uint64()) return static_cast<std::int64_t>(v.as_uint64());
         throw std::runtime_error("/stats: '" + std::string(path) + "' is not an integer");
     }
+    [[nodiscard]] bool boolean(std::string_view path) const {
+        const auto& v = at(path);
+        if (!v.is_bool()) throw std::runtime_error("/stats: '" + std::string(path) + "' is not a boolean");
+        return v.as_bool();
+    }
     /// Every closed.* counter added up.
     [[nodiscard]] std::int64_t closed_total() const {
         std::int64_t sum = 0;

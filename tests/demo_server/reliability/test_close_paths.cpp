@@ -398,6 +398,40 @@ BOOST_AUTO_TEST_CASE(close_frame_then_silence_released_by_close_timeout) {
     RELIABILITY_EXPECT_SERVING(srv, "after the silent closer");
 }
 
+// SIGTERM while a client's own close handshake is under way (its close frame answered, its TCP
+// not yet ended): the drain leaves that close to finish, bounded by --close-timeout, and it is
+// counted as what started it. The old server cut it at once and counted it as shutdown (a TLS
+// client's close_notify exchange was cut the same way).
+BOOST_AUTO_TEST_CASE(a_close_under_way_at_sigterm_finishes_as_client_close) {
+    constexpr auto close_timeout = 3s;
+    server srv({"--idle-timeout", "60s", "--close-timeout", "3s", "--ping-interval", "0s"});
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port());
+    BOOST_TEST_REQUIRE(ws.echo("before the close"));
+    BOOST_TEST_REQUIRE((ws.send_frame(opcode::close, std::string("\x03\xe8", 2)) == io_status::ok));
+    const auto code = ws.read_close_code(clock::now() + 5s);
+    BOOST_TEST_REQUIRE(code.has_value(), "no close frame in answer");
+    BOOST_TEST(*code == 1000U);
+    // The server now tears down and waits for this side's FIN (Beast's teardown).
+    BOOST_TEST_REQUIRE(wait_until([&] { return srv.stats().integer("open.websocket") == 1; }, 5s));
+    const auto termed = clock::now();
+    srv.signal(SIGTERM);
+    const auto early = srv.wait_exit(500ms);
+    BOOST_TEST_REQUIRE(!early.has_value(), "the drain did not wait for the close under way: exited with " << *early);
+    const auto draining = srv.stats();  // plain HTTP is served until the drain is done
+    BOOST_TEST(draining.boolean("draining"));
+    BOOST_TEST(draining.integer("open.websocket") == 1, "the close under way was cut by the drain");
+    ws.socket().shutdown_write();  // the FIN Beast waits for: the teardown completes
+    const auto fin = clock::now();
+    const auto exit = srv.wait_exit(5s);
+    BOOST_TEST_REQUIRE(exit.has_value(), "still running 5 s after the client's FIN");
+    BOOST_TEST(*exit == 0);
+    BOOST_TEST(ms(clock::now() - fin) < ms(close_timeout - 500ms), "the FIN did not end the teardown: the close timeout did");
+    BOOST_TEST(ms(clock::now() - termed) < ms(close_timeout + slack));
+    const auto log = srv.log();
+    BOOST_TEST(log.find("websocket session closed: client_close") != std::string::npos, log);
+    BOOST_TEST(log.find("websocket session closed: shutdown") == std::string::npos, log);
+}
+
 // A bad frame from a client that keeps TCP open: Beast's 1002, then --close-timeout ends it,
 // counted as protocol_error (not idle, not dead_peer).
 BOOST_AUTO_TEST_CASE(bad_frame_then_tcp_kept_open_counted_as_protocol_error) {
