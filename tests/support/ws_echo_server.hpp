@@ -145,12 +145,13 @@ public:
         ++counters_.upgraded;
         upgraded_at_ = at;
     }
-    void decide(close_cause cause) {
-        if (cause_) return;
+    /// The session's verdict if it is the first; true if it was (false: an earlier one stands).
+    bool decide(close_cause cause) {
+        if (cause_) return false;
         cause_ = cause;
         decided_at_ = steady_clock::now();
+        return true;
     }
-    [[nodiscard]] bool decided() const noexcept { return cause_.has_value(); }
 
 private:
     server_counters& counters_;
@@ -338,10 +339,11 @@ private:
     void on_read(beast::error_code ec, std::size_t) {
         if (ec) {
             stop_watching();
-            if (ec == websocket::error::closed) return timeline_.decide(close_cause::client_close);  // (or our idle close done)
-            if (timeline_.decided()) return;  // we dropped it: the read was aborted on purpose
-            timeline_.decide(close_cause::error);
-            return fail(ec, "read");
+            // websocket::error::closed: the peer's close (or our idle close done); otherwise, if a
+            // verdict came first, we dropped it: the read was aborted on purpose
+            if (ec == websocket::error::closed) timeline_.decide(close_cause::client_close);
+            else if (timeline_.decide(close_cause::error)) fail(ec, "read");
+            return;
         }
         idle_.on_read();  // stores; no timer is touched
         heartbeat_.on_inbound();
@@ -353,9 +355,8 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes) {
         if (ec) {
             stop_watching();
-            if (timeline_.decided()) return;
-            timeline_.decide(close_cause::error);
-            return fail(ec, "write");
+            if (timeline_.decide(close_cause::error)) fail(ec, "write");
+            return;
         }
         idle_.on_write();
         buffer_.consume(bytes);
@@ -485,11 +486,8 @@ private:
 
     void on_read(beast::error_code ec, std::size_t) {
         if (!live_.on_read(ec)) {
-            if (ec == websocket::error::closed) return timeline_.decide(close_cause::client_close);
-            if (ec && !timeline_.decided()) {
-                timeline_.decide(close_cause::error);
-                fail(ec, "read");
-            }
+            if (ec == websocket::error::closed) timeline_.decide(close_cause::client_close);
+            else if (ec && timeline_.decide(close_cause::error)) fail(ec, "read");
             return;
         }
         ++server_.counters_.echoed;
@@ -500,9 +498,8 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes) {
         if (ec) {
             live_.stop();
-            if (timeline_.decided()) return;
-            timeline_.decide(close_cause::error);
-            return fail(ec, "write");
+            if (timeline_.decide(close_cause::error)) fail(ec, "write");
+            return;
         }
         buffer_.consume(bytes);
         do_read();
