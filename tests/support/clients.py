@@ -131,9 +131,11 @@ class Tally:
         self.failures = []
 
     def check(self, ok, what):
+        """Counts and prints `what` if not ok; returns ok (so a caller can go on only if it held)."""
         if not ok:
             self.failures.append(what)
             print("FAIL:", what, flush=True)
+        return ok
 
     def check_stderr_clean(self, err):
         for marker in self.SERVER_STDERR_MARKERS:

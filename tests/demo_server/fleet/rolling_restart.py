@@ -48,6 +48,9 @@ import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+import clients  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECIPE = os.path.join(HERE, "..", "..", "..", "deploy", "haproxy", "haproxy.cfg")
 
@@ -67,20 +70,10 @@ SETTINGS = {
     "connect_rate":  (800,    1500),
 }
 SLACK = 4.0          # upper bounds on a loaded 2-core machine (loadgen --allowance too)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("  FAIL:", what, flush=True)
-    return ok
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+TALLY = clients.Tally()     # every failed check, printed as it happens; the run goes on
+check = TALLY.check
+failures = TALLY.failures
+free_port = clients.free_port
 
 
 def wait_line(proc, prefix, timeout):
