@@ -16,7 +16,8 @@
 //     with Retry-After and Connection: close, and is counted as closed.upgrade_refused;
 //  3. the TCP and WebSocket sessions are drained: closed spread over --drain-spread, the
 //     longest idle first (WebSocket 1001, sent after the echo of every message read before its turn;
-//     a close handshake already under way is left to finish within its --close-timeout);
+//     a close handshake already under way is left to finish within its --close-timeout; raw TCP:
+//     the echo queued then, then a FIN, as tcp_session.hpp says);
 //  4. once none of them is left, the HTTP listener closes and the plain-HTTP connections are
 //     closed (closed.shutdown); the process exits 0 when every session is gone.
 // Bounds: whatever is still open --close-timeout plus 0.5 s after the spread, or at

@@ -12,6 +12,13 @@
 // client_close all the same, with a log line). Progress is counted per piece of at most 64 KiB
 // as the client reads (write_progress.hpp), so a slow but steady reader gets all its echo
 // however long the drain. Under --timers=none only the queue limits bound it.
+//
+// The server's drain (shutdown()) closes a session at once when nothing of its echo is queued.
+// With echo queued, every byte read before the drain's turn is echoed first: the session reads
+// on (to see the client's FIN) but echoes nothing more, sends what is queued, then its FIN, and
+// closes when the client's FIN comes (cause shutdown); --close-timeout without write progress
+// bounds it as above (then the rest is dropped with a reset). A session already draining after
+// the client's FIN goes on with it (cause client_close).
 #ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
@@ -54,7 +61,13 @@ public:
         wait_readable();
     }
 
-    void shutdown() override { finish(close_cause::shutdown); }
+    void shutdown() override {
+        if (closed_ || stopping_ || draining_) return;  // draining: the client's FIN came first
+        if (queue_.empty()) return finish(close_cause::shutdown);
+        stopping_ = true;
+        progress_.mark();
+        timers_.closing();  // --close-timeout without write progress ends it
+    }
     void abort() override { finish(close_cause::shutdown); }
     [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
     void drop_over_budget() override {
@@ -66,11 +79,12 @@ public:
     void on_idle() { finish(close_cause::idle); }
     void on_max_lifetime() { finish(close_cause::max_lifetime); }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
-    void on_close_timeout() {  // only while draining after the client's FIN
+    void on_close_timeout() {  // only while draining after the client's FIN, or stopping
         if (!worker_.cfg.quiet)
-            log("tcp session: half-closed client read nothing for --close-timeout (", progress_.quiet_ms(),
-                " ms since the last write progress), ", queued_, " bytes dropped");
-        finish(close_cause::client_close);
+            log(stopping_ ? "tcp session: the drain's client read nothing or sent no FIN for --close-timeout ("
+                          : "tcp session: half-closed client read nothing for --close-timeout (",
+                progress_.quiet_ms(), " ms since the last write progress), ", queued_, " bytes dropped");
+        finish(stopping_ ? close_cause::shutdown : close_cause::client_close);
     }
 
 private:
@@ -87,6 +101,7 @@ private:
         if (ec == asio::error::would_block) return wait_readable();
         if (ec == asio::error::eof) return end_of_input();
         if (ec) return finish(close_cause::error);
+        if (stopping_) return wait_readable();  // read after the drain's turn: not echoed
         timers_.on_read();
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
@@ -106,6 +121,11 @@ private:
 
     // The client's FIN: no more input. Echo still queued is sent first.
     void end_of_input() {
+        if (stopping_) {
+            if (fin_sent_) return finish(close_cause::shutdown);  // both FINs: done
+            draining_ = true;  // reading no more; the rest of the echo, then close
+            return;
+        }
         if (queue_.empty()) return finish(close_cause::client_close);
         draining_ = true;
         progress_.mark();
@@ -156,7 +176,7 @@ private:
         sent_ += n;
         queued_ -= n;
         worker_.unsent_removed(n);
-        if (draining_) {
+        if (draining_ || stopping_) {
             progress_.mark();
             timers_.on_write_progress();  // the drain deadline starts again
         }
@@ -166,7 +186,13 @@ private:
         if (!queue_.empty()) {
             write_next();
         } else if (draining_) {
-            finish(close_cause::client_close);  // everything echoed: now close
+            finish(stopping_ ? close_cause::shutdown : close_cause::client_close);  // everything echoed: now close
+        } else if (stopping_) {
+            // Everything read before the drain's turn is echoed: our FIN after it, then the
+            // client's (read on, discarded); --close-timeout from this last progress bounds it.
+            fin_sent_ = true;
+            boost::system::error_code ignored;
+            socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
         }
     }
 
@@ -198,6 +224,8 @@ private:
     progress_stamp progress_;  // while draining: the last write progress, for the drop's log line
     bool writing_ = false;
     bool draining_ = false;  // the client half-closed: sending the rest, reading no more
+    bool stopping_ = false;  // the server's drain came with echo queued: sending it, echoing no more
+    bool fin_sent_ = false;  // stopping_, everything sent: our FIN is out, waiting for the client's
     bool closed_ = false;
 };
 

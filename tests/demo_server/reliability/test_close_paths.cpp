@@ -185,6 +185,29 @@ BOOST_AUTO_TEST_CASE(tcp_half_close_gets_all_queued_echo) {
     RELIABILITY_EXPECT_SERVING(srv, "after the half-close");
 }
 
+// SIGTERM while a raw-TCP client's echo is queued (8 MiB sent, none read yet): every byte read
+// before the drain's turn comes back, then the server's FIN, not a reset; the session ends when
+// the client's FIN answers it (closed.shutdown) and the server exits 0. The old server reset the
+// connection at once and dropped the queue.
+BOOST_AUTO_TEST_CASE(tcp_echo_queued_at_sigterm_is_delivered_before_the_fin) {
+    server srv({"--max-backlog", std::to_string(64 << 20), "--idle-timeout", "30s", "--close-timeout", "5s"});
+    auto s = raw_socket::connect(srv.host(), srv.tcp_port(), 5s, 4096);
+    const std::string sent = pattern(8 << 20);
+    BOOST_TEST_REQUIRE((s.send_all(sent, clock::now() + 30s) == io_status::ok));
+    std::this_thread::sleep_for(300ms);  // all read by the server, most of it queued
+    srv.signal(SIGTERM);
+    std::string got;
+    const auto end = read_to_end(s, got, clock::now() + 30s);
+    BOOST_TEST((end == io_status::eof), "ended with " << to_string(end) << " after " << got.size() << " bytes");
+    BOOST_TEST(got.size() == sent.size(), got.size() << " of " << sent.size() << " bytes echoed");
+    BOOST_TEST((got == sent), "the echo differs from what was sent");
+    s.shutdown_write();
+    const auto code = srv.wait_exit(10s);
+    BOOST_TEST_REQUIRE(code.has_value(), "still running 10 s after the client's FIN");
+    BOOST_TEST(*code == 0);
+    BOOST_TEST(srv.log().find("tcp session closed: shutdown") != std::string::npos, srv.log());
+}
+
 // The same for WebSocket: frames sent without reading, then FIN without a close frame; every
 // echo frame arrives before the server's FIN.
 BOOST_AUTO_TEST_CASE(websocket_fin_without_close_frame_gets_all_queued_echo) {
@@ -593,7 +616,8 @@ BOOST_AUTO_TEST_SUITE(shutdown_bound)
 
 // SIGTERM with clients in every state that holds a close up: a non-reader with its echo
 // backed up, one that sent a close frame and stopped reading, one that broke the protocol and
-// keeps TCP open, one that never answers the close frame, one half-way through a request.
+// keeps TCP open, one that never answers the close frame, one half-way through a request, a
+// raw-TCP non-reader with its echo backed up.
 // The server exits 0 within --close-timeout plus its grace periods, whatever they do.
 BOOST_AUTO_TEST_CASE(sigterm_exits_in_bounded_time_whatever_clients_do) {
     constexpr auto close_timeout = 500ms;
@@ -615,6 +639,8 @@ BOOST_AUTO_TEST_CASE(sigterm_exits_in_bounded_time_whatever_clients_do) {
     stuck.push_back(raw_websocket::connect(srv.host(), srv.http_port()));  // never answers our close frame
     auto half = raw_socket::connect(srv.host(), srv.http_port());
     half.send_all("GET / HTTP/1.1\r\nHost:", 2s);
+    auto tcp_stuck = raw_socket::connect(srv.host(), srv.tcp_port(), 5s, 4096);  // raw TCP, echo backed up
+    tcp_stuck.send_all(std::string(4 << 20, 't'), clock::now() + 10s);
     std::this_thread::sleep_for(300ms);
 
     const auto from = clock::now();
