@@ -84,7 +84,7 @@ public:
             log(stopping_ ? "tcp session: the drain's client read nothing or sent no FIN for --close-timeout ("
                           : "tcp session: half-closed client read nothing for --close-timeout (",
                 progress_.quiet_ms(), " ms since the last write progress), ", queued_, " bytes dropped");
-        finish(stopping_ ? close_cause::shutdown : close_cause::client_close);
+        finish(close_cause::client_close);  // shutdown if stopping_ (finish)
     }
 
 private:
@@ -186,7 +186,7 @@ private:
         if (!queue_.empty()) {
             write_next();
         } else if (draining_) {
-            finish(stopping_ ? close_cause::shutdown : close_cause::client_close);  // everything echoed: now close
+            finish(close_cause::client_close);  // everything echoed: now close (shutdown if stopping_)
         } else if (stopping_) {
             // Everything read before the drain's turn is echoed: our FIN after it, then the
             // client's (read on, discarded); --close-timeout from this last progress bounds it.
@@ -201,7 +201,7 @@ private:
     void finish(close_cause cause) {
         if (closed_) return;
         closed_ = true;
-        cause_ = cause;
+        cause_ = stopping_ ? close_cause::shutdown : cause;  // the drain started this close, however it ends
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         boost::system::error_code ignored;
