@@ -97,8 +97,9 @@ private:
 };
 
 // Raw TCP, on the worker's `tcp` config: reader idle from started(); closing() (the client
-// half-closed, or the server's drain came, with echo still queued) is the close deadline, started again on every write progress
-// (session_liveness::on_write_progress: the entry moves only when the old deadline comes due).
+// half-closed, or the server's drain came, with echo still queued) is the close deadline, started
+// again on every write progress (session_liveness::on_write_progress: the entry moves only when
+// the old deadline comes due).
 template <class Session>
 class wheel_tcp_timers : private wheel_liveness_base<Session, wheel_tcp_timers<Session>> {
     using base = wheel_liveness_base<Session, wheel_tcp_timers<Session>>;
