@@ -224,12 +224,14 @@ BOOST_FIXTURE_TEST_CASE(websocket_over_ssl_stream_handshake_and_echo, tls_fixtur
     BOOST_TEST(echoed == "over tls");
 }
 
-// idlewheel::beast::ssl_stream<tcp_stream> moves (a pointer move: the tcp_stream, which the wheel
-// points into, stays where it is), where asio's ssl::stream<tcp_stream> (and Beast's ssl_stream
-// from Boost 1.86) would move the tcp_stream: the hand-over of Beast's advanced server, a TLS
-// handshake on one object, then a websocket::stream built from it by moving.
+// idlewheel::beast::ssl_stream<tcp_stream> moves (a pointer move: the tcp_stream stays where it
+// is); since the tcp_stream moves too (with no operation pending), asio's ssl::stream<tcp_stream>
+// and Beast's ssl_stream move as well: the hand-over of Beast's advanced server, a TLS handshake
+// on one object, then a websocket::stream built from it by moving.
 static_assert(std::is_nothrow_move_constructible_v<idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>>);
-static_assert(!std::is_move_constructible_v<idlewheel::beast::tcp_stream>);
+static_assert(std::is_nothrow_move_constructible_v<idlewheel::beast::tcp_stream>);
+static_assert(std::is_move_constructible_v<net::ssl::stream<idlewheel::beast::tcp_stream>>);
+static_assert(!std::is_move_assignable_v<idlewheel::beast::tcp_stream>);  // as Beast's
 
 BOOST_FIXTURE_TEST_CASE(idlewheel_ssl_stream_moves_into_a_websocket_stream_after_its_handshake, tls_fixture) {
     using tls_stream = idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>;

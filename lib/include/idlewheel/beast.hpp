@@ -6,6 +6,7 @@
  * @brief idlewheel/beast.hpp: every Beast header of idlewheel in one include (but the TLS one).
  *
  * The umbrella of idlewheel/beast/, as <boost/beast.hpp> is Beast's: beast::tcp_stream,
+ * beast::set_option(ws, timeout) (the WebSocket timeouts on the wheel),
  * beast::http_timeouts, beast::websocket_liveness and the websocket helpers
  * (report_control_frames(), async_close_idle(), drop(), idle_close_reason(): this header
  * used to hold only those, so code that includes it for them compiles unchanged). idlewheel/beast/ssl_stream.hpp needs OpenSSL and is left out, as Beast keeps
@@ -22,5 +23,6 @@
 #include <idlewheel/beast/tcp_stream.hpp>
 #include <idlewheel/beast/websocket_helpers.hpp>
 #include <idlewheel/beast/websocket_liveness.hpp>
+#include <idlewheel/beast/websocket_timeout.hpp>
 
 #endif

@@ -150,16 +150,20 @@ public:
 
     /// The shard whose strand `ex` is (the executor of a socket accepted on a shard's
     /// executor, or of a stream built on it), or nullptr. Any thread; O(size()).
-    /// @param ex a shard's strand, as executor_type or wrapped in net::any_io_executor (any
-    /// other executor type finds nothing).
+    /// @param ex a shard's strand, as executor_type or wrapped in net::any_io_executor, or an
+    /// executor derived from either (use_awaitable_t<>::executor_with_default<any_io_executor>,
+    /// the executor of a stream made with rebind_executor or as_default_on); any other
+    /// executor type finds nothing.
     /// @return the shard, or nullptr.
     template <class Executor>
     [[nodiscard]] shard* find(const Executor& ex) noexcept {
         const executor_type* strand = nullptr;
-        if constexpr (std::is_same_v<Executor, executor_type>) {
-            strand = &ex;
-        } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
-            strand = ex.template target<executor_type>();
+        // The strand itself, or an executor derived from it or from any_io_executor
+        // (use_awaitable_t<>::executor_with_default<...>, as_default_on's executors).
+        if constexpr (std::is_base_of_v<executor_type, Executor>) {
+            strand = &static_cast<const executor_type&>(ex);
+        } else if constexpr (std::is_base_of_v<net::any_io_executor, Executor>) {
+            strand = static_cast<const net::any_io_executor&>(ex).template target<executor_type>();
         }
         if (strand == nullptr) return nullptr;
         for (auto& s : shards_)

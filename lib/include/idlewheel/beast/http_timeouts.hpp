@@ -156,8 +156,8 @@ namespace detail {
 
 template <class T>
 struct is_wheel_tcp_stream : std::false_type {};
-template <class Wheel>
-struct is_wheel_tcp_stream<basic_tcp_stream<Wheel>> : std::true_type {};
+template <class Wheel, class Executor>
+struct is_wheel_tcp_stream<basic_tcp_stream<Wheel, Executor>> : std::true_type {};
 
 template <class Stream>
 auto& deadline_layer(Stream& stream) noexcept {

@@ -14,6 +14,7 @@
 #include <idlewheel/core/check_config.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
+#include <idlewheel/session_liveness.hpp>  // liveness_event: the WebSocket timeouts' verdicts
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
@@ -39,13 +40,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 namespace idlewheel::beast {
 
-template <class Wheel>
+template <class Wheel, class Executor = net::any_io_executor>
 class basic_tcp_stream;
 
 namespace detail {
@@ -80,6 +82,20 @@ private:
     std::abort();
 }
 
+// The loud end of a stream moved with an operation pending (IDLEWHEEL_CHECK_LIFETIME).
+[[noreturn]] inline void moved_while_pending() noexcept {
+    std::fputs(
+        "idlewheel: an idlewheel::beast::tcp_stream was moved while one of its operations was pending (its "
+        "completion would read the moved-from stream). Move a stream before starting operations on it (a "
+        "coroutine's by-value parameter, Beast's release_stream() hand-over after the read completed)\n",
+        stderr);
+    std::fflush(stderr);
+    std::abort();
+}
+
+template <class T>
+struct is_basic_tcp_stream : std::false_type {};
+
 // The handler a stream gives its socket: on completion it tells the stream (which clears the
 // operation's pending flags and turns the error into beast::error::timeout if its deadline
 // fired), then calls the user's handler. Every associated characteristic (executor,
@@ -104,18 +120,61 @@ public:
     }
 
     template <class... Args>
-    void operator()(boost::system::error_code ec, Args&&... args) {
-        std::exchange(stream_, nullptr)->finish(ops_, ec);
-        std::move(handler_)(ec, std::forward<Args>(args)...);
+    void operator()(boost::system::error_code ec, Args... args) {
+        // A ping the stream wrote for its WebSocket timeouts is still being written: this
+        // failed operation may be the session's last, and the session must outlive the ping
+        // (its completion reads the stream). The stream closes the socket (the ping's write
+        // ends at once) and this completion goes round once more, as if by post.
+        if (ec && deferrals_ < max_deferrals && stream_->wait_for_own_write(ops_)) {
+            ++deferrals_;
+            net::post(net::append(std::move(*this), ec, args...));
+            return;
+        }
+        std::exchange(stream_, nullptr)->finish(ops_, ec, transferred(args...));
+        std::move(handler_)(ec, std::move(args)...);
     }
 
     [[nodiscard]] const Handler& handler() const noexcept { return handler_; }
 
 private:
+    static constexpr std::uint16_t max_deferrals = 1000;  // a bound, never reached: the ping's write ends at once
+
+    [[nodiscard]] static std::size_t transferred() noexcept { return 0; }
+    template <class First, class... Rest>
+    [[nodiscard]] static std::size_t transferred(const First& first, const Rest&...) noexcept {
+        if constexpr (std::is_same_v<First, std::size_t>)
+            return first;
+        else
+            return 0;
+    }
+
     Handler handler_;
     Stream* stream_;
     std::uint8_t ops_;
+    std::uint16_t deferrals_ = 0;
 };
+
+// What a stream needs of the websocket::stream above it for the WebSocket timeouts
+// (idlewheel/beast/websocket_timeout.hpp makes one per websocket::stream type).
+struct websocket_binding {
+    bool (*is_open)(void* ws) noexcept;  // Beast's status is open
+    void (*ping)(void* ws);              // ws.async_ping({}, a handler that does nothing)
+    bool (*beast_timeouts_on)(void* ws) noexcept;  // Beast's own timeout option is not "none"
+};
+
+// The loud end of Beast's own websocket timeouts set beside the wheel's (IDLEWHEEL_CHECK_USAGE).
+[[noreturn]] inline void beast_websocket_timeout_too() noexcept {
+    std::fputs(
+        "idlewheel: websocket::stream::set_option(stream_base::timeout) was called after "
+        "idlewheel::beast::set_option(ws, timeout): Beast's own timer would run beside the wheel's. Set the "
+        "timeouts once, with idlewheel::beast::set_option (see idlewheel/beast/websocket_timeout.hpp)\n",
+        stderr);
+    std::fflush(stderr);
+    std::abort();
+}
+
+template <class Stream>
+struct websocket_timeout_access;
 
 }  // namespace detail
 
@@ -155,6 +214,8 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  * basic_tcp_stream<basic_wheel_timer<manual_clock>> is what tests use.
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
+ * @tparam Executor the socket's executor (net::any_io_executor, as Beast's tcp_stream; a
+ * coroutine server rebinds it to use_awaitable_t<>::executor_with_default<...>).
  *
  * @par Thread safety
  * Distinct objects safe; shared objects unsafe. Every call, and every completion handler of
@@ -202,8 +263,14 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *    operation of the other direction whose own deadline has not passed completes with what
  *    the socket reports (net::error::operation_aborted), as with Beast, whose timeout handler
  *    closes the whole socket and flags only its own direction.
- *  - an operation started after its deadline passed closes the socket and completes with
- *    error::timeout at once (as if by post, never inside the initiating call).
+ *  - an operation started after its deadline passed is started all the same, with its
+ *    deadline due at the wheel's next tick: one that completes at once (a write with room in
+ *    the socket's send buffer, a read with data already received) completes as the socket
+ *    reports, and one still pending at that tick times out as above. That is Beast's
+ *    behaviour (its timer wait on an expiry already past completes after an operation that
+ *    completed at once; measured with Boost 1.81, docs/beast.md "Differences from Beast"): a
+ *    keep-alive server that sets the expiry before its read and writes the response after it
+ *    answers a request that came just before the deadline.
  * Precision is the wheel's: never before the deadline, at most one tick (plus the io_context's
  * scheduling delay) after it.
  *
@@ -221,9 +288,10 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *
  * @par Differences
  * Differences from boost::beast::basic_stream<tcp, any_io_executor, unlimited_rate_policy>:
- *  - not movable (the wheel points at the node inside it); Beast's is, because its state is
- *    on the heap. websocket::stream and ssl_stream build it in place from a tcp::socket&&,
- *    and release_socket() hands the connection to another stream.
+ *  - movable only with no operation pending (Beast's moves its heap state, so its operations
+ *    may be pending); the move keeps the expiries, as Beast's. Move assignment is deleted,
+ *    as Beast's. release_socket() resets both expiries to never (Beast's leaves its timers
+ *    behind with the old stream: the socket carries no deadline either way).
  *  - the stream must not be destroyed while one of its operations is pending (their
  *    completions read the stream); Beast's keeps its state on the heap, alive for them. With
  *    the library's checks on (IDLEWHEEL_CHECK_LIFETIME, core/check_config.hpp: on unless
@@ -242,7 +310,8 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *  - expires_*() while a read and a write are both pending: an assert, as Beast's.
  *  - any std::chrono duration is accepted (rounded up, saturated: hours::max() or a NaN
  *    never expire; zero and negative have passed); Beast's takes steady_clock::duration.
- *  - no rate policy; no rebind_executor.
+ *  - no rate policy (Beast's third template parameter); the second is the executor, as
+ *    Beast's (rebind_executor, and the converting constructor, which carries no expiry).
  *  - close() and cancel() also take the node out of the wheel (Beast's leave its timers).
  *  - additions: wheel(), read_expiry() and write_expiry().
  *  - the wheel must outlive the stream's use of it; every call, and every completion handler
@@ -261,7 +330,7 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  * and beast::close_socket() finds beast_close_socket(), by argument-dependent lookup here;
  * ssl_stream<tcp_stream> uses lowest_layer() (the socket), as it does with Beast's.
  */
-template <class Wheel>
+template <class Wheel, class Executor>
 class basic_tcp_stream {
 public:
     /// The wheel type.
@@ -276,13 +345,24 @@ public:
     using protocol_type = net::ip::tcp;
     /// The endpoint type (Beast's name).
     using endpoint_type = net::ip::tcp::endpoint;
-    /// The underlying socket: tcp::socket (Beast's name).
-    using socket_type = net::basic_stream_socket<net::ip::tcp, net::any_io_executor>;
+    /// The underlying socket: a tcp::socket on `Executor` (Beast's name).
+    using socket_type = net::basic_stream_socket<net::ip::tcp, Executor>;
     /// The executor of the stream: its socket's. Handlers without an associated executor run
     /// on it.
-    using executor_type = socket_type::executor_type;
+    using executor_type = Executor;
     /// What boost::asio::ssl::stream asks of its next layer (as of Beast's stream): the socket.
     using lowest_layer_type = socket_type;
+
+    /// The stream type on another executor (Beast's and Asio's rebind_executor): what the
+    /// coroutine examples spell
+    /// `tcp_stream::rebind_executor<net::use_awaitable_t<>::executor_with_default<net::any_io_executor>>::other`,
+    /// and what `net::use_awaitable.as_default_on(stream)` makes. Its operations' default
+    /// completion token is the executor's (`co_await http::async_read(s, b, req)` needs none).
+    /// @tparam Executor1 the other executor type.
+    template <class Executor1>
+    struct rebind_executor {
+        using other = basic_tcp_stream<Wheel, Executor1>;  ///< The stream type on Executor1.
+    };
 
     /// Builds the socket from `args` (as Beast's: a tcp::socket&&, an executor, an execution
     /// context, ...) and finds the wheel from the socket's executor: the pool registered with
@@ -294,7 +374,7 @@ public:
     /// @param arg the socket's first constructor argument.
     /// @param args the others.
     template <class Arg, class... Args,
-              std::enable_if_t<!std::is_same_v<std::decay_t<Arg>, basic_tcp_stream> &&
+              std::enable_if_t<!detail::is_basic_tcp_stream<std::decay_t<Arg>>::value &&
                                    !std::is_same_v<std::decay_t<Arg>, Wheel> &&
                                    std::is_constructible_v<socket_type, Arg&&, Args&&...>,
                                int> = 0>
@@ -315,9 +395,41 @@ public:
     /// @param wheel the wheel; must outlive the stream's use of it.
     explicit basic_tcp_stream(Wheel& wheel) : socket_(wheel.get_executor()), wheel_(&wheel) {}
 
-    /// Not copyable or movable: the wheel points at the node inside (see Differences).
+    /// Moves the connection, its wheel and both expiries (Beast's move keeps them too): a
+    /// stream moved into a coroutine by value, returned, or handed from an HTTP session to a
+    /// WebSocket session (Beast's advanced_server `release_stream()`) keeps the deadlines it
+    /// had. `other` is left as if newly built on the same executor and wheel: no socket open,
+    /// both expiries never. No operation of `other` may be pending (their completions would
+    /// read `other`): with IDLEWHEEL_CHECK_LIFETIME on, a move with one pending prints what
+    /// happened and calls std::abort(); else it is undefined. Beast's may move with operations
+    /// pending (they hold its heap state); none of its examples does. Touches no wheel: with
+    /// no operation pending the node is in none.
+    /// @param other the stream moved from.
+    basic_tcp_stream(basic_tcp_stream&& other) noexcept
+        : socket_(std::move(other.socket_)),
+          wheel_(other.wheel_),
+          read_expiry_(std::exchange(other.read_expiry_, time_point::max())),
+          write_expiry_(std::exchange(other.write_expiry_, time_point::max())) {
+        other.before_move();
+    }
+
+    /// Rebinds the executor (Beast's converting constructor): the connection of `other`, a
+    /// stream on another executor type, on this stream's executor type, with the same wheel.
+    /// As Beast's, the expiries are not carried: both are never (set them again). The same
+    /// rule as the move for pending operations.
+    /// @param other the stream rebound.
+    template <class Executor1, std::enable_if_t<!std::is_same_v<Executor1, Executor> &&
+                                                    std::is_constructible_v<socket_type, typename basic_tcp_stream<
+                                                                                             Wheel, Executor1>::socket_type&&>,
+                                                int> = 0>
+    explicit basic_tcp_stream(basic_tcp_stream<Wheel, Executor1>&& other)
+        : socket_(std::move(other.socket())), wheel_(&other.wheel()) {
+        other.before_move();
+    }
+
+    /// Not copyable.
     basic_tcp_stream(const basic_tcp_stream&) = delete;
-    /// Not assignable either.
+    /// Not assignable (Beast's move assignment is deleted too).
     basic_tcp_stream& operator=(const basic_tcp_stream&) = delete;
 
     /// Closes the socket (by destroying it) and takes the node out of the wheel in O(1): no
@@ -351,6 +463,18 @@ public:
     /// have; time_point::max() for none.
     [[nodiscard]] time_point read_expiry() const noexcept { return read_expiry_; }
 
+    /// Why the WebSocket timeouts (idlewheel::beast::set_option(ws, timeout), in
+    /// idlewheel/beast/websocket_timeout.hpp) dropped the connection: handshake_timeout,
+    /// idle (no byte for idle_timeout, pings off), dead_peer (no byte for idle_timeout / 2
+    /// after a keep-alive ping) or close_timeout; std::nullopt if they did not (not set, still
+    /// watching, or the connection ended otherwise). An addition to Beast's interface, whose
+    /// stream says only beast::error::timeout.
+    /// @return the verdict, or std::nullopt.
+    [[nodiscard]] std::optional<liveness_event> websocket_verdict() const noexcept {
+        if (ws_.verdict == 0) return std::nullopt;
+        return static_cast<liveness_event>(ws_.verdict - 1U);
+    }
+
     /// The write expiry (an addition): the deadline of the pending write or connect if one is
     /// pending, else the one the next async_write_some or async_connect will have;
     /// time_point::max() for none.
@@ -365,6 +489,7 @@ public:
     socket_type release_socket() {
         read_expiry_ = write_expiry_ = time_point::max();
         timed_ = 0;
+        if (ws_watching()) ws_.phase = ws_ended;
         node_.cancel();
         return std::move(socket_);
     }
@@ -573,19 +698,78 @@ public:
 private:
     template <class, class>
     friend class detail::deadline_handler;
+    template <class, class>
+    friend class basic_tcp_stream;
+    friend struct detail::websocket_timeout_access<basic_tcp_stream>;
+
+    // The moved-from side of a move: no operation may be pending; the node leaves the wheel
+    // (it is in none with no operation pending: a handler destroyed uncalled, abandon(), may
+    // leave it there).
+    void before_move() noexcept {
+#if IDLEWHEEL_CHECK_LIFETIME
+        if (pending_ != 0) detail::moved_while_pending();
+#endif
+        node_.cancel();
+        armed_at_ = time_point::max();
+        read_expiry_ = write_expiry_ = time_point::max();
+        timed_ = timed_out_ = 0;
+        ws_ = ws_timeouts{};  // the WebSocket timeouts stay with the websocket::stream they were set on
+    }
 
     static constexpr std::uint8_t reading = 1, writing = 2;
+    static constexpr std::uint8_t own_write = 4;  // in a handler's ops: a write of the WebSocket timeouts' ping
 
     static Wheel& wheel_of(const executor_type& ex);
     template <class Handler>
     using wrapped = detail::deadline_handler<basic_tcp_stream, std::decay_t<Handler>>;
 
     bool begin(std::uint8_t ops, std::uint8_t timed);
-    void finish(std::uint8_t ops, boost::system::error_code& ec) noexcept;
+    void finish(std::uint8_t ops, boost::system::error_code& ec, std::size_t bytes) noexcept;
     void abandon(std::uint8_t ops) noexcept {
+        if ((ops & own_write) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
+        ops = static_cast<std::uint8_t>(ops & (reading | writing));
         pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
         timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
         timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
+    }
+
+    // The WebSocket timeouts (websocket_timeout.hpp): Beast's handshake deadline, idle timeout
+    // with keep-alive pings and close bound, on this stream's node. 56 bytes.
+    enum : std::uint8_t { ws_off, ws_handshake, ws_open, ws_closing, ws_ended };
+    static constexpr std::uint8_t ws_pings = 1;        // keep-alive pings (Beast's keep_alive_pings)
+    static constexpr std::uint8_t ws_awaiting = 2;     // a ping was sent (or due) at `since`: an answer awaited
+    static constexpr std::uint8_t ws_ping_write = 4;   // the ping's write is pending on the socket
+    static constexpr std::uint8_t ws_ping_queued = 8;  // the ping waits inside Beast for its turn to write
+    static constexpr std::uint8_t ws_pinging = 16;     // inside ws.async_ping() or the ping write's completion
+    static constexpr std::uint8_t ws_timed_out = 32;   // timed out with no operation pending: the next one reports it
+    static constexpr std::uint8_t ws_read_seen = 64;    // handshake: a read completed (the request, or the answer)
+    static constexpr std::uint8_t ws_write_seen = 128;  // handshake: a write completed (the answer, or the request)
+    struct ws_timeouts {
+        void* ws = nullptr;                                 // the websocket::stream (it must not move)
+        const detail::websocket_binding* fn = nullptr;      // what this stream calls on it
+        std::int64_t activity = 0;                          // the last byte received: a mark or an elapsed time
+        duration since{};                                   // elapsed: the phase began, or the ping was sent
+        duration handshake = duration::max();               // Beast's handshake_timeout (also bounds the close)
+        duration idle = duration::max();                    // Beast's idle_timeout
+        std::uint8_t phase = ws_off;
+        std::uint8_t flags = 0;
+        std::uint8_t verdict = 0;  // 0, or 1 + liveness_event
+    };
+
+    [[nodiscard]] bool ws_watching() const noexcept { return ws_.phase != ws_off && ws_.phase != ws_ended; }
+    [[nodiscard]] duration elapsed(time_point t) const noexcept { return t - wheel_->time_of(0); }
+    [[nodiscard]] time_point at_elapsed(duration e) const noexcept { return wheel_->time_of(0) + e; }
+    void ws_start(void* ws, const detail::websocket_binding* fn, duration handshake, duration idle, bool pings);
+    void ws_on_start(std::uint8_t direction, std::uint8_t& ops);
+    void ws_open_now(duration now);
+    void ws_closing_now(duration now);
+    [[nodiscard]] time_point ws_check(time_point now);
+    void ws_time_out(liveness_event why) noexcept;
+    void ws_send_ping(duration now);
+    [[nodiscard]] bool wait_for_own_write(std::uint8_t ops) noexcept {
+        if ((ops & own_write) != 0 || (ws_.flags & ws_ping_write) == 0) return false;
+        close_socket();  // the ping's write ends at once (with operation_aborted)
+        return true;
     }
     void arm(time_point t, bool rearm);
     void on_due();
@@ -626,8 +810,10 @@ private:
             basic_tcp_stream& s = *this->self;
             if (s.empty_while_pending(reading, buffers))
                 return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+            std::uint8_t ops = reading;
+            if (s.ws_watching()) s.ws_on_start(reading, ops);
             if (!s.begin(reading, reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
-            s.socket_.async_read_some(buffers, wrapped<Handler>(s, reading, std::forward<Handler>(handler)));
+            s.socket_.async_read_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
         }
     };
     struct initiate_write : initiate_base {
@@ -636,8 +822,10 @@ private:
             basic_tcp_stream& s = *this->self;
             if (s.empty_while_pending(writing, buffers))
                 return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+            std::uint8_t ops = writing;
+            if (s.ws_watching()) s.ws_on_start(writing, ops);
             if (!s.begin(writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
-            s.socket_.async_write_some(buffers, wrapped<Handler>(s, writing, std::forward<Handler>(handler)));
+            s.socket_.async_write_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
         }
     };
     struct initiate_connect : initiate_base {
@@ -683,17 +871,23 @@ private:
     std::uint8_t pending_ = 0;                     // reading | writing: operations in flight (a connect is both)
     std::uint8_t timed_ = 0;      // the directions whose pending operation has a deadline (a connect: writing)
     std::uint8_t timed_out_ = 0;  // of those, the ones whose deadline fired (finish() reports timeout)
+    ws_timeouts ws_;
     timer_node node_{bind_member<&basic_tcp_stream::on_due>(this)};
 };
 
 /// The stream on std::chrono::steady_clock: the drop-in for boost::beast::tcp_stream.
 using tcp_stream = basic_tcp_stream<wheel_timer>;
 
+namespace detail {
+template <class Wheel, class Executor>
+struct is_basic_tcp_stream<basic_tcp_stream<Wheel, Executor>> : std::true_type {};
+}  // namespace detail
+
 /// Closes the stream's socket: what boost::beast::close_socket() calls (found by
 /// argument-dependent lookup), as for Beast's stream.
 /// @param stream the stream.
-template <class Wheel>
-void beast_close_socket(basic_tcp_stream<Wheel>& stream) {
+template <class Wheel, class Executor>
+void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream) {
     boost::system::error_code ignored;
     stream.socket().close(ignored);
 }
@@ -703,8 +897,8 @@ void beast_close_socket(basic_tcp_stream<Wheel>& stream) {
 /// @param role client or server.
 /// @param stream the stream.
 /// @param ec set to the result.
-template <class Wheel>
-void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, boost::system::error_code& ec) {
+template <class Wheel, class Executor>
+void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec) {
     using boost::beast::websocket::teardown;
     teardown(role, stream.socket(), ec);
 }
@@ -713,8 +907,9 @@ void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, boo
 /// @param role client or server.
 /// @param stream the stream.
 /// @param handler called with void(error_code), as by the socket's teardown.
-template <class Wheel, class TeardownHandler>
-void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel>& stream, TeardownHandler&& handler) {
+template <class Wheel, class Executor, class TeardownHandler>
+void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream,
+                    TeardownHandler&& handler) {
     using boost::beast::websocket::async_teardown;
     async_teardown(role, stream.socket(), std::forward<TeardownHandler>(handler));
 }

@@ -9,8 +9,8 @@
 
 namespace idlewheel::beast {
 
-template <class Wheel>
-Wheel& basic_tcp_stream<Wheel>::wheel_of(const executor_type& ex) {
+template <class Wheel, class Executor>
+Wheel& basic_tcp_stream<Wheel, Executor>::wheel_of(const executor_type& ex) {
     using service = detail::wheel_service<Wheel>;
     net::execution_context& context = net::query(ex, net::execution::context);
     if (net::has_service<service>(context)) {
@@ -33,19 +33,22 @@ Wheel& basic_tcp_stream<Wheel>::wheel_of(const executor_type& ex) {
 }
 
 // Beast's rule at the start of an operation: its deadline is its direction's expiry as it is
-// now (`timed`: reading or writing; a connect's is the write expiry). One that has passed
-// closes the socket and fails the operation with error::timeout (the caller posts it); one
-// still to come makes sure the node is due no later than it: when the node already is, a
-// compare and a store.
-template <class Wheel>
-bool basic_tcp_stream<Wheel>::begin(std::uint8_t ops, std::uint8_t timed) {
+// now (`timed`: reading or writing; a connect's is the write expiry), which makes sure the
+// node is due no later than it: when the node already is, a compare and a store. False if the
+// operation must not start (the caller completes it with error::timeout, as if by post).
+template <class Wheel, class Executor>
+bool basic_tcp_stream<Wheel, Executor>::begin(std::uint8_t ops, std::uint8_t timed) {
     assert((pending_ & ops) == 0 && "idlewheel::beast::tcp_stream: one read and one write at a time");
+    if ((ws_.flags & ws_timed_out) != 0) {  // the WebSocket timeouts fired with nothing pending: this one reports it
+        ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_timed_out);
+        return false;
+    }
     const time_point deadline = timed == reading ? read_expiry_ : write_expiry_;
     if (deadline != time_point::max()) {
-        if (deadline <= clock_type::now()) {
-            close_socket();
-            return false;
-        }
+        // A deadline that has passed is armed too (due at the next tick), as Beast's timer
+        // wait on an expiry already past: an operation that completes at once (a write with
+        // room in the socket's buffer, a read with data waiting) goes through, as with
+        // Beast; one still pending at that tick times out.
         arm(deadline, /*rearm=*/node_.pending());
         timed_ = static_cast<std::uint8_t>(timed_ | timed);
     }
@@ -60,11 +63,26 @@ bool basic_tcp_stream<Wheel>::begin(std::uint8_t ops, std::uint8_t timed) {
 // re-arms for what is left or not at all); when none is left it leaves the wheel, so that a
 // stream with no operation pending has nothing in the wheel and may be destroyed on any thread
 // (a session whose last reference a listener's thread drops, as in Beast's examples).
-template <class Wheel>
-void basic_tcp_stream<Wheel>::finish(std::uint8_t ops, boost::system::error_code& ec) noexcept {
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::finish(std::uint8_t ops, boost::system::error_code& ec,
+                                               std::size_t bytes) noexcept {
+    if ((ops & own_write) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
+    ops = static_cast<std::uint8_t>(ops & (reading | writing));
     pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
     timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
-    if (pending_ == 0) {
+    if (ws_watching()) {
+        if (ec) {
+            ws_.phase = ws_ended;  // Beast's stream fails on any error of its next layer
+        } else if (ws_.phase == ws_handshake) {
+            if ((ops & writing) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_write_seen);
+            if (bytes != 0 && (ops & reading) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_read_seen);
+        } else if (bytes != 0 && (ops & reading) != 0) {
+            // A byte from the peer (a frame, a pong, a close): Beast's reset_idle. A store.
+            ws_.activity = idlewheel::detail::liveness_access<Wheel>::activity_mark(*wheel_);
+            ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
+        }
+    }
+    if (pending_ == 0 && !ws_watching()) {
         if (node_.pending()) node_.cancel();
         armed_at_ = time_point::max();
     }
@@ -77,8 +95,8 @@ void basic_tcp_stream<Wheel>::finish(std::uint8_t ops, boost::system::error_code
 // it stays where it is (when it comes due it re-arms for what is left). A first arm counts
 // against max_pending; a re-arm (the node is in the wheel, or just fired) never does, as for
 // the liveness objects.
-template <class Wheel>
-void basic_tcp_stream<Wheel>::arm(time_point t, bool rearm) {
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::arm(time_point t, bool rearm) {
     if (node_.pending() && armed_at_ <= t) return;
     // The tick that begins at or after `t` (never early), exact over the whole clock range,
     // and never one that has begun (a time that has passed is due at the next tick), as
@@ -95,10 +113,10 @@ void basic_tcp_stream<Wheel>::arm(time_point t, bool rearm) {
 // closes the socket, as Beast's timeout handler does: every pending operation ends, those
 // whose deadline passed report error::timeout (finish()), the other direction's what the
 // socket says. Runs on the wheel's executor.
-template <class Wheel>
-void basic_tcp_stream<Wheel>::on_due() {
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::on_due() {
     armed_at_ = time_point::max();
-    if (timed_ == 0) return;  // nothing to time: the next operation arms
+    if (timed_ == 0 && !ws_watching()) return;  // nothing to time: the next operation arms
     const time_point now = clock_type::now();
     std::uint8_t due = 0;
     time_point next = time_point::max();
@@ -118,6 +136,7 @@ void basic_tcp_stream<Wheel>::on_due() {
     // The other direction's operation, if one was pending with a later deadline, completes
     // with operation_aborted from the close; until it has, its deadline is still watched (as
     // Beast's timer is until the operation cancels it).
+    if (ws_watching()) next = (std::min)(next, ws_check(now));
     if (next == time_point::max()) return;
     try {
         arm(next, /*rearm=*/true);
@@ -125,6 +144,192 @@ void basic_tcp_stream<Wheel>::on_due() {
         // The wheel was stopped (by a callback of this batch): it watches nothing more, and
         // an exception from here would only leave the io_context's run().
     }
+}
+
+// The WebSocket timeouts (idlewheel/beast/websocket_timeout.hpp), Beast's rules
+// (boost/beast/websocket/impl/stream_impl.hpp, update_timer() and timeout_handler) on this
+// stream's node: the handshake deadline from set_option(); once open, with keep-alive pings,
+// a ping after idle/2 without a byte from the peer and a drop after idle/2 more without one
+// (without pings, a drop after idle); while closing, the handshake timeout again. A drop is
+// Beast's time_out(): the socket closed, the pending operations ending with
+// beast::error::timeout (or the next one, if none is pending).
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_start(void* ws, const detail::websocket_binding* fn, duration handshake,
+                                                 duration idle, bool pings) {
+    const duration now = elapsed(clock_type::now());
+    const bool reopen = ws_.phase == ws_open || ws_.phase == ws_closing;
+    ws_.ws = ws;
+    ws_.fn = fn;
+    ws_.handshake = handshake;
+    ws_.idle = idle;
+    ws_.flags = static_cast<std::uint8_t>(pings ? ws_pings : 0);
+    ws_.verdict = 0;
+    if (reopen) {  // set again once open: the new times apply from now
+        ws_.activity = idlewheel::detail::liveness_access<Wheel>::activity_mark(*wheel_);
+        if (ws_.phase == ws_closing) ws_.since = now;
+    } else {
+        ws_.phase = ws_handshake;
+        ws_.since = now;
+    }
+    if (const time_point next = ws_check(at_elapsed(now)); next != time_point::max())
+        arm(next, /*rearm=*/node_.pending());
+}
+
+// An operation starts while the timeouts watch: the handshake is over once Beast's status is
+// open (the first read or write after it), and a write on an open stream that Beast no longer
+// reports open begins the close (Beast sets closing before it writes the close frame, ours or
+// the answer to the peer's). A write started inside ws.async_ping(), inside the completion of
+// the ping's own write, or first after a ping that had to wait for its turn, is the ping's.
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_on_start(std::uint8_t direction, std::uint8_t& ops) {
+    if (direction == writing && (ws_.flags & (ws_pinging | ws_ping_queued)) != 0) {
+        ops = static_cast<std::uint8_t>(ops | own_write);
+        ws_.flags = static_cast<std::uint8_t>((ws_.flags | ws_ping_write) & ~ws_ping_queued);
+    }
+    const bool open = ws_.fn->is_open(ws_.ws);
+    if (ws_.phase == ws_handshake) {
+        // Beast reports no closing status: a write on a stream not open, once the handshake
+        // has read and written (both roles do both), is a close frame after a handshake that
+        // no operation saw end (a close at once after it).
+        constexpr auto both = static_cast<std::uint8_t>(ws_read_seen | ws_write_seen);
+        if (open)
+            ws_open_now(elapsed(clock_type::now()));
+        else if (direction == writing && (ws_.flags & both) == both)
+            ws_closing_now(elapsed(clock_type::now()));
+    } else if (ws_.phase == ws_open) {
+        if (direction == writing && !open) ws_closing_now(elapsed(clock_type::now()));
+    } else if (open) {  // closing, yet open: the guess above was a handshake write after all
+        ws_open_now(elapsed(clock_type::now()));
+    }
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_open_now(duration now) {
+    if (ws_.fn->beast_timeouts_on(ws_.ws)) {
+#if IDLEWHEEL_CHECK_USAGE
+        detail::beast_websocket_timeout_too();
+#endif
+    }
+    ws_.phase = ws_open;
+    ws_.activity = now.count();  // the time itself (exact): the clock was read for this
+    ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
+    if (ws_.idle == duration::max()) return;
+    const duration first = (ws_.flags & ws_pings) != 0 ? ws_.idle / 2 : ws_.idle;
+    arm(at_elapsed(idlewheel::detail::saturating_add(now, first)), /*rearm=*/true);
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_closing_now(duration now) {
+    ws_.phase = ws_closing;
+    ws_.since = now;
+    if (ws_.handshake == duration::max()) return;
+    arm(at_elapsed(idlewheel::detail::saturating_add(now, ws_.handshake)), /*rearm=*/true);
+}
+
+// The node came due with the timeouts watching: acts on the phase, and returns when to look
+// again (time_point::max(): not at all). A look is never further than the activity marks can
+// be resolved exactly (liveness_access::schedule_check's horizon).
+template <class Wheel, class Executor>
+auto basic_tcp_stream<Wheel, Executor>::ws_check(time_point now_tp) -> time_point {
+    using access = idlewheel::detail::liveness_access<Wheel>;
+    const duration now = elapsed(now_tp);
+    const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(
+                                              idlewheel::detail::activity_epochs::max_mark_age());
+    const auto at = [&](duration e) {
+        return at_elapsed((std::min)(e, idlewheel::detail::saturating_add(now, horizon)));
+    };
+    if (ws_.phase != ws_handshake && !socket_.is_open()) {  // closed: Beast's teardown after a clean close, or the session
+        ws_.phase = ws_ended;
+        return time_point::max();
+    }
+    switch (ws_.phase) {
+        case ws_handshake:
+            if (ws_.fn->is_open(ws_.ws)) {
+                ws_open_now(now);
+                return ws_check(now_tp);
+            }
+            if (ws_.handshake == duration::max()) return time_point::max();
+            if (now >= idlewheel::detail::saturating_add(ws_.since, ws_.handshake)) {
+                ws_time_out(liveness_event::handshake_timeout);
+                return time_point::max();
+            }
+            return at(ws_.since + ws_.handshake);
+        case ws_open: {
+            if (!ws_.fn->is_open(ws_.ws)) {
+                ws_closing_now(now);
+                return ws_check(now_tp);
+            }
+            if (ws_.idle == duration::max()) return time_point::max();
+            const duration last(access::resolve(*wheel_, ws_.activity, now.count()));
+            ws_.activity = access::settled(*wheel_, ws_.activity);
+            if ((ws_.flags & ws_pings) == 0) {
+                if (now >= idlewheel::detail::saturating_add(last, ws_.idle)) {
+                    ws_time_out(liveness_event::idle);
+                    return time_point::max();
+                }
+                return at(last + ws_.idle);
+            }
+            const duration half = ws_.idle / 2;
+            if ((ws_.flags & ws_awaiting) != 0 && last < ws_.since) {  // no byte since the ping
+                if (now >= idlewheel::detail::saturating_add(ws_.since, half)) {
+                    ws_time_out(liveness_event::dead_peer);
+                    return time_point::max();
+                }
+                return at(ws_.since + half);
+            }
+            ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
+            if (now >= idlewheel::detail::saturating_add(last, half)) {
+                ws_send_ping(now);
+                return at(now + half);
+            }
+            return at(last + half);
+        }
+        case ws_closing:
+            if (ws_.handshake == duration::max()) return time_point::max();
+            if (now >= idlewheel::detail::saturating_add(ws_.since, ws_.handshake)) {
+                ws_time_out(liveness_event::close_timeout);
+                return time_point::max();
+            }
+            return at(ws_.since + ws_.handshake);
+        default: return time_point::max();
+    }
+}
+
+// Quiet for idle/2: Beast's idle ping. It is sent only when no write is pending on this stream
+// (Beast then holds no write of its own: the ping writes at once, and this stream knows that
+// write as the ping's); otherwise the answer is awaited all the same, as Beast's ping waits
+// for the write in progress. Either way a byte from the peer within idle/2 keeps it.
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_send_ping(duration now) {
+    ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_awaiting);
+    ws_.since = now;
+    if ((pending_ & writing) != 0 || (ws_.flags & (ws_ping_write | ws_ping_queued)) != 0) return;
+    ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_pinging);
+    try {
+        ws_.fn->ping(ws_.ws);
+    } catch (...) {
+        ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_pinging);
+        throw;
+    }
+    ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_pinging);
+    // No write started inside async_ping: Beast queued the ping behind a write of its own;
+    // the next write started is the ping's (Beast resumes it first).
+    if ((ws_.flags & ws_ping_write) == 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_ping_queued);
+}
+
+// Beast's time_out(): the verdict kept, the socket closed; the pending operations complete
+// with beast::error::timeout (finish()), or, if none is pending, the next one started.
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::ws_time_out(liveness_event why) noexcept {
+    ws_.verdict = static_cast<std::uint8_t>(static_cast<unsigned>(why) + 1U);
+    ws_.phase = ws_ended;
+    const auto directions = static_cast<std::uint8_t>(pending_ & (reading | writing));
+    if (directions != 0)
+        timed_out_ = static_cast<std::uint8_t>(timed_out_ | directions);
+    else
+        ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_timed_out);
+    close_socket();
 }
 
 }  // namespace idlewheel::beast
