@@ -269,7 +269,7 @@ public:
 
     /// A stopped session of `config`.
     /// @param config the config; must outlive the object.
-    explicit basic_session_liveness(const config_type& config) noexcept : shared_entry(&config) {}
+    explicit basic_session_liveness(const config_type& config) noexcept : shared_entry(&config, kind::liveness) {}
     basic_session_liveness(const basic_session_liveness&) = delete;             ///< Not copyable (nor movable).
     basic_session_liveness& operator=(const basic_session_liveness&) = delete;  ///< Not copyable (nor movable).
     /// Unlinks the entry in O(1): no handler runs for a destroyed session.

@@ -9,7 +9,9 @@
 //    behind a `timeout` handle, an async_wait operation); 48 bytes;
 //  - shared_entry: the function lives in a table shared by every entry of one type, and the
 //    entry keeps a pointer to it, which its owner may use for more (a per-thread configuration
-//    of many sessions: the one pointer serves both); 48 bytes.
+//    of many sessions: the one pointer serves both); 48 bytes. A table its owner may destroy
+//    before the wheel (a session config: servers tear down in any order) makes its entries
+//    kind::liveness: the wheel's destructor lets go of them without calling the table.
 // The expiry loop makes one indirect call per entry; no entry needs a virtual destructor.
 
 #include <idlewheel/core/wheel.hpp>
@@ -30,7 +32,9 @@ using act_fn = void (*)(timer_entry&, entry_action);
 
 class timer_entry : public wheel_node {
 public:
-    enum class kind : std::uint8_t { node, handle, wait, shared };
+    // liveness: a shared entry whose table (a session config) may be destroyed before the
+    // wheel; ~wheel_core lets go of it without calling the table (discard_all_quietly()).
+    enum class kind : std::uint8_t { node, handle, wait, shared, liveness };
 
     timer_entry(const timer_entry&) = delete;
     timer_entry& operator=(const timer_entry&) = delete;
@@ -76,7 +80,7 @@ public:
     inline bool cancel() noexcept;
 
 protected:
-    explicit shared_entry(const entry_table* table) noexcept : timer_entry(kind::shared), table_(table) {}
+    explicit shared_entry(const entry_table* table, kind k = kind::shared) noexcept : timer_entry(k), table_(table) {}
     ~shared_entry() = default;
 
     const entry_table* table_;  // never null
@@ -86,7 +90,7 @@ private:
 };
 
 inline void timer_entry::act(entry_action a) {
-    if (kind_ == kind::shared)
+    if (kind_ == kind::shared || kind_ == kind::liveness)
         static_cast<shared_entry&>(*this).table_->act(*this, a);
     else
         static_cast<own_entry&>(*this).act_(*this, a);

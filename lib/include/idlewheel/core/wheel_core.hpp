@@ -90,7 +90,7 @@ protected:
     };
 
     wheel_core() noexcept = default;
-    ~wheel_core() { discard_all(); }
+    ~wheel_core() { discard_all_quietly(); }
 
     // Called when the last pending entry was cancelled: the driver may disarm (unless it
     // still needs the next tick's wake-up for something else).
@@ -201,6 +201,24 @@ protected:
     }
     std::size_t discard_all() noexcept {
         return discard_all([](timer_entry&) {});
+    }
+
+    // What the wheel's destructor does: as discard_all(), but a kind::liveness entry is let go
+    // of without a call through its table (its config may already be destroyed: a server's
+    // configs, pool and wheels may go in any order). Its owner is not told (it goes on
+    // reporting the phase it had); it touches no wheel from then on (its entry is unlinked).
+    std::size_t discard_all_quietly() noexcept {
+        collect_all();
+        std::size_t n = 0;
+        while (list_hook* h = batch_.pop_front()) {
+            auto& e = static_cast<timer_entry&>(*h);
+            --batch_size_;
+            e.set_owner(nullptr);
+            if (e.entry_kind() != timer_entry::kind::liveness) e.act(entry_action::discard);
+            ++n;
+        }
+        counters_.stopped += n;
+        return n;
     }
 
     [[nodiscard]] bool batch_empty() const noexcept { return batch_.empty(); }

@@ -95,7 +95,7 @@ basic_wheel_timer<Clock, Executor>::basic_wheel_timer(const executor_type& ex, c
 template <class Clock, class Executor>
 basic_wheel_timer<Clock, Executor>::~basic_wheel_timer() {
     life_.reset();
-    discard_all();
+    discard_all_quietly();  // the session configs may be gone already (teardown in any order)
 }
 
 template <class Clock, class Executor>
