@@ -3,8 +3,9 @@
 # on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
 # threads (more than this machine's 2 cores) and with 2; examples/websocket_server_async_ssl
 # (the same over TLS, its stream on idlewheel::beast::tcp_stream) driven by
-# server_async_ssl_check.py with 2 threads; and test_wheel_pool (the pool on an io_context run
-# by 4 threads). Builds those three alone in BUILD_DIR (default
+# server_async_ssl_check.py with 2 threads; test_wheel_pool (the pool on an io_context run
+# by 4 threads), test_teardown (a server torn down in each order, 3 threads) and
+# test_beast_websocket_timeout. Builds those three alone in BUILD_DIR (default
 # SOURCE_DIR/build/tsan-examples), with IDLEWHEEL_TSAN_JOBS build jobs (default 2). Exit 0 only
 # if every run passes every check with no ThreadSanitizer report (halt_on_error: a report ends
 # the server, which the check sees).
@@ -22,15 +23,20 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DID
   -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async advanced_server_flex \
-  test_wheel_pool -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
+  test_wheel_pool test_teardown test_beast_websocket_timeout -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 ||
+  { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
 ssl_server=$build/examples/websocket_server_async_ssl
 for s in "$server" "$ssl_server"; do
   [[ $(nm "$s" | grep -c __tsan_func_entry || true) != 0 ]] || { echo "$s is not instrumented" >&2; exit 1; }
 done
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 history_size=4"
-# The pool's own multi-threaded unit test first (4 threads on the io_context).
+# The pool's own multi-threaded unit test first (4 threads on the io_context), then a server
+# with sessions of every kind stopped and torn down in each order on 3 threads, and the
+# one-line WebSocket timeouts.
 "$build/tests/test_wheel_pool" --log_level=warning --report_level=short
+"$build/tests/test_teardown" --log_level=warning --report_level=short
+"$build/tests/test_beast_websocket_timeout" --log_level=warning --report_level=short
 for threads in 4 2; do
   /usr/bin/python3 "$here/server_async_check.py" "$server" "$threads" 1500
 done
