@@ -199,3 +199,79 @@ BOOST_AUTO_TEST_CASE(operations_of_a_rebound_stream_need_no_token) {
     io.run_for(10s);
     BOOST_TEST(got == "/moved");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics that lead to the fix (in children: each misuse ends the process)
+
+// A coroutine session co_spawned on the io_context itself (Beast's awaitable examples do)
+// while its stream is on a shard's strand: the first operation is caught, and the message
+// names the call, says where the caller runs, and gives the coroutine's fix.
+BOOST_AUTO_TEST_CASE(a_coroutine_on_the_io_context_with_a_stream_on_a_shard_is_told_to_co_spawn_on_the_shard) {
+    const idlewheel::test::child_outcome o = idlewheel::test::in_child([] {
+        net::io_context io;
+        idlewheel::wheel_pool pool(io);
+        idlewheel::beast::use_wheel_pool(io, pool);
+        tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), 0});
+        tcp::socket client(io);
+        client.connect(acceptor.local_endpoint());
+        tcp::socket accepted(pool.next().get_executor());
+        acceptor.accept(accepted);
+        net::co_spawn(
+            io,  // not the shard
+            [&]() -> net::awaitable<void> {
+                co_stream stream(std::move(accepted));
+                std::array<char, 8> in{};
+                co_await stream.async_read_some(net::buffer(in));
+            },
+            net::detached);
+        io.run_for(2s);
+    });
+#if IDLEWHEEL_CHECK_EXECUTOR
+    BOOST_TEST(o.aborted, "did not abort (exit " << o.exit_code << "): " << o.err);
+    BOOST_TEST(o.err.find("idlewheel::beast::tcp_stream::async_read_some was called") != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("on that io_context, outside that strand") != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("co_spawn(shard.get_executor(), session(...))") != std::string::npos, o.err);
+#else
+    (void)o;
+#endif
+}
+
+// The original threading kept (sessions co_spawned on the io_context, sockets accepted on it)
+// with a pool registered: the stream finds no wheel. Its constructor throws inside a detached
+// coroutine, which swallows the exception: the message still reaches stderr, for each.
+BOOST_AUTO_TEST_CASE(a_stream_with_no_wheel_to_find_is_loud_in_a_detached_coroutine) {
+    const idlewheel::test::child_outcome o = idlewheel::test::in_child([] {
+        net::io_context io;
+        idlewheel::wheel_pool pool(io);
+        idlewheel::beast::use_wheel_pool(io, pool);
+        tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), 0});
+        int sessions = 0;
+        net::co_spawn(
+            io,
+            [&]() -> net::awaitable<void> {
+                for (int i = 0; i < 2; ++i) {
+                    auto socket = co_await acceptor.async_accept(net::use_awaitable);  // on the io_context
+                    net::co_spawn(
+                        io,
+                        [&sessions, s = std::move(socket)]() mutable -> net::awaitable<void> {
+                            ++sessions;
+                            co_stream stream(std::move(s));  // throws: no shard's strand
+                            co_return;
+                        },
+                        net::detached);
+                }
+            },
+            net::detached);
+        tcp::socket a(io), b(io);
+        a.connect(acceptor.local_endpoint());
+        b.connect(acceptor.local_endpoint());
+        io.run_for(1s);
+        std::exit(sessions == 2 ? 0 : 3);
+    });
+    BOOST_TEST(!o.aborted, o.err);
+    BOOST_TEST(o.exit_code == 0);
+    const auto first = o.err.find("is not one of its shards' strands");
+    BOOST_TEST(first != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("co_spawned on it") != std::string::npos, o.err);
+    BOOST_TEST(o.err.find("is not one of its shards' strands", first + 1) != std::string::npos, o.err);  // each
+}

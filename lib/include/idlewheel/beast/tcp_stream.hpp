@@ -13,6 +13,7 @@
 
 #include <idlewheel/core/check_config.hpp>
 #include <idlewheel/core/duration_math.hpp>
+#include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/session_liveness.hpp>  // liveness_event: the WebSocket timeouts' verdicts
 #include <idlewheel/timer_node.hpp>
@@ -80,6 +81,16 @@ private:
         stderr);
     std::fflush(stderr);
     std::abort();
+}
+
+// A stream built where no wheel can be found: the message is printed on stderr before the
+// constructor throws, so that it reaches the operator even from a session whose exception
+// nobody looks at (co_spawn(..., detached) swallows it: every connection would be dropped
+// without a word). A set-up mistake: one line per connection refused.
+[[noreturn]] inline void no_wheel_found(const char* what) {
+    std::fprintf(stderr, "idlewheel: %s (the stream's constructor throws std::logic_error)\n", what);
+    std::fflush(stderr);
+    throw std::logic_error(what);
 }
 
 // The loud end of a stream moved with an operation pending (IDLEWHEEL_CHECK_LIFETIME).
@@ -804,10 +815,21 @@ private:
         using executor_type = typename basic_tcp_stream::executor_type;
         [[nodiscard]] executor_type get_executor() const noexcept { return self->get_executor(); }
     };
+    // An operation must start on the stream's executor (its wheel's): with the executor
+    // check on (debug builds), one started elsewhere prints which call, where the wheel is,
+    // where the caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
+    void check_start(const char* what) noexcept {
+#if IDLEWHEEL_CHECK_EXECUTOR
+        idlewheel::detail::check_caller(socket_.get_executor(), nullptr, what);
+#else
+        (void)what;
+#endif
+    }
     struct initiate_read : initiate_base {
         template <class Handler, class Buffers>
         void operator()(Handler&& handler, const Buffers& buffers) const {
             basic_tcp_stream& s = *this->self;
+            s.check_start("idlewheel::beast::tcp_stream::async_read_some");
             if (s.empty_while_pending(reading, buffers))
                 return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
             std::uint8_t ops = reading;
@@ -820,6 +842,7 @@ private:
         template <class Handler, class Buffers>
         void operator()(Handler&& handler, const Buffers& buffers) const {
             basic_tcp_stream& s = *this->self;
+            s.check_start("idlewheel::beast::tcp_stream::async_write_some");
             if (s.empty_while_pending(writing, buffers))
                 return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
             std::uint8_t ops = writing;
@@ -832,6 +855,7 @@ private:
         template <class Handler>
         void operator()(Handler&& handler, const endpoint_type& ep) const {
             basic_tcp_stream& s = *this->self;
+            s.check_start("idlewheel::beast::tcp_stream::async_connect");
             if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler));
             s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
         }

@@ -74,11 +74,6 @@ private:
     std::atomic<std::uint64_t> owner_{0};
 };
 
-inline constexpr const char* misuse_foreign_handler =
-    "a wheel_timer (or a timeout, node or liveness object of it) was called from a handler that is not "
-    "running on the wheel's executor: a handler of another io_context, or of a strand that is not the "
-    "wheel's. With idlewheel::wheel_pool, build each session's I/O objects on its shard's executor "
-    "(shard.get_executor()), so the session and its wheel share one strand";
 inline constexpr const char* misuse_two_threads =
     "a wheel_timer on an io_context's own executor was called from two different threads: that io_context "
     "is run by several threads, and a wheel is not thread-safe. Give each thread its own io_context and wheel, "
@@ -102,30 +97,73 @@ bool known_not_running_in(const Executor& ex) noexcept {
     }
 }
 
-// Checks a call on a wheel bound to `ex` (see the top of this header). `owner` is the wheel's.
+// The message for a call from outside a wheel's strand: what was called, where the wheel is,
+// where the caller runs, and what to do in that case (the causes differ: an operation started
+// from another strand, a coroutine running on the io_context itself, another io_context).
+[[noreturn]] inline void strand_misuse(const char* what, const void* strand_io, bool same_io) noexcept {
+    std::fprintf(stderr,
+                 "idlewheel: %s was called from a handler that is not running on the wheel's executor. The wheel "
+                 "is on a strand of io_context %p (a wheel_pool shard's, or your own); the caller runs %s. %s "
+                 "(see docs/threading.md)\n",
+                 what, strand_io,
+                 same_io ? "on that io_context, outside that strand" : "on another io_context, or on none",
+                 same_io ? "Either the operation was started from another strand (the listener's, another "
+                           "session's: hand the socket over and start from the session's own strand, "
+                           "net::dispatch(stream.get_executor(), ...)), or a coroutine runs on the io_context "
+                           "itself (co_spawn the session on its shard's executor: "
+                           "co_spawn(shard.get_executor(), session(...)), as docs/beast.md \"Coroutine servers\" "
+                           "shows), or a completion handler was bound to another executor"
+                         : "Give each io_context its own wheel (or pool), and call a wheel from its own io_context's "
+                           "handlers only");
+    std::fflush(stderr);
+    std::abort();
+}
+
+// The same for a wheel on an io_context's own executor, called from another io_context's handler.
+[[noreturn]] inline void io_misuse(const char* what) noexcept {
+    std::fprintf(stderr,
+                 "idlewheel: %s was called from a handler that is not running on the wheel's executor: the wheel "
+                 "is on an io_context's own executor and the caller runs on another io_context (or a strand "
+                 "of it that the check cannot see into). Call a wheel from its own io_context's handlers only; "
+                 "with idlewheel::wheel_pool, build each session's I/O objects on its shard's executor "
+                 "(shard.get_executor()), so the session and its wheel share one strand (see docs/threading.md)\n",
+                 what);
+    std::fflush(stderr);
+    std::abort();
+}
+
+inline constexpr const char* wheel_call = "a wheel_timer (or a timeout, node or liveness object of it)";
+
+// Checks a call on a wheel bound to `ex` (see the top of this header). `owner` is the wheel's
+// (null: the io_context's thread is not checked, as for a stream's own call, which reaches the
+// wheel's check next); `what` names the call for the message.
 template <class Executor>
-void check_caller(const Executor& ex, owner_thread& owner) noexcept {
+void check_caller(const Executor& ex, owner_thread* owner, const char* what = wheel_call) noexcept {
     using io_ex = net::io_context::executor_type;
     using strand_ex = net::strand<io_ex>;
     if (net::detail::thread_context::top_of_thread_call_stack() == nullptr) return;  // not in a handler
     const io_ex* io = nullptr;
     const strand_ex* strand = nullptr;
-    if constexpr (std::is_same_v<Executor, io_ex>) {
+    if constexpr (std::is_base_of_v<io_ex, Executor>) {
         io = &ex;
-    } else if constexpr (std::is_same_v<Executor, strand_ex>) {
+    } else if constexpr (std::is_base_of_v<strand_ex, Executor>) {
         strand = &ex;
-    } else if constexpr (std::is_same_v<Executor, net::any_io_executor>) {
-        io = ex.template target<io_ex>();
-        strand = ex.template target<strand_ex>();
+    } else if constexpr (std::is_base_of_v<net::any_io_executor, Executor>) {
+        const net::any_io_executor& any = ex;
+        io = any.template target<io_ex>();
+        strand = any.template target<strand_ex>();
         // Standalone Asio 1.22's any_io_executor answers target<T>() for any T: it cannot tell an
         // io_context executor from a strand, so there is nothing this check can rely on.
         if (io != nullptr && strand != nullptr) return;
     }
     if (strand != nullptr) {
-        if (!strand->running_in_this_thread()) executor_misuse(misuse_foreign_handler);
+        if (!strand->running_in_this_thread()) {
+            const io_ex inner = strand->get_inner_executor();
+            strand_misuse(what, &net::query(inner, net::execution::context), inner.running_in_this_thread());
+        }
     } else if (io != nullptr) {
-        if (!io->running_in_this_thread()) executor_misuse(misuse_foreign_handler);
-        if (!owner.claim()) executor_misuse(misuse_two_threads);
+        if (!io->running_in_this_thread()) io_misuse(what);
+        if (owner != nullptr && !owner->claim()) executor_misuse(misuse_two_threads);
     }
 }
 

@@ -426,7 +426,7 @@ void basic_wheel_timer<Clock, Executor>::run_and_rearm_after() {
 template <class Clock, class Executor>
 void basic_wheel_timer<Clock, Executor>::check_executor() const noexcept {
 #if IDLEWHEEL_CHECK_EXECUTOR
-    detail::check_caller(timer_.get_executor(), owner_);
+    detail::check_caller(timer_.get_executor(), &owner_);
 #endif
 }
 

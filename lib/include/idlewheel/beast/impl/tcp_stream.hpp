@@ -19,14 +19,16 @@ Wheel& basic_tcp_stream<Wheel, Executor>::wheel_of(const executor_type& ex) {
             // A pool's wheels are basic_wheel_timer<Clock> (any_io_executor): only such a Wheel has one.
             if constexpr (std::is_same_v<Wheel, typename service::pool_type::wheel_type>)
                 if (auto* shard = found.pool->find(ex)) return shard->wheel();
-            throw std::logic_error(
+            detail::no_wheel_found(
                 "idlewheel::beast::tcp_stream: a wheel_pool is registered for this io_context, but the stream's "
-                "executor is not one of its shards' strands: build the socket on pool.next().get_executor() (where "
-                "Beast's examples call net::make_strand(ioc)), or pass the wheel to the constructor");
+                "executor is not one of its shards' strands: accept or build the socket on a shard's executor, "
+                "pool.next().get_executor() (where Beast's examples call net::make_strand(ioc)); a coroutine "
+                "session accepts on it and is co_spawned on it (docs/beast.md \"Coroutine servers\"); or pass "
+                "the wheel to the constructor");
         }
         if (found.wheel != nullptr) return *found.wheel;
     }
-    throw std::logic_error(
+    detail::no_wheel_found(
         "idlewheel::beast::tcp_stream: no wheel is registered for the stream's execution context: call "
         "idlewheel::beast::use_wheel(ioc, wheel) (or use_wheel_pool(ioc, pool)) at set-up, or pass the wheel to "
         "the constructor");
