@@ -2,14 +2,15 @@
 # Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
 """Bytes of server memory per silent connection on demo_server's HTTP port: plain against --tls.
 
-Usage: silent_connections.py DEMO_SERVER [--count N] [--runs R] [--hello BYTES] [--max-per-connection-ratio X]
+Usage: silent_connections.py DEMO_SERVER [--count N] [--runs R] [--hello BYTES [--declare BYTES]]
+                             [--max-per-connection-ratio X]
 
 For each of plain and --tls (R runs each, a fresh server every run): starts demo_server on
 loopback (port 0, --timers wheel, --handshake-timeout and --idle-timeout 120 s so nothing is
 closed during the run, --quiet), reads its VmRSS (/proc/PID/status), opens N connections to the
-HTTP port that send nothing (with --hello B, B < 16 000: the first B bytes of a TLS ClientHello
-record that declares a 16 000-byte ClientHello, within the server's bound, so the server holds a
-handshake in progress), waits until
+HTTP port that send nothing (TLS with --hello B: one TLS handshake record of B bytes holding
+the start of a ClientHello that declares --declare D bytes, default 16 000, within the server's
+bound, so the server holds a handshake in progress; B < D), waits until
 the server holds N more descriptors (/proc/PID/fd, bounded 30 s) and 0.5 s more, reads VmRSS
 again, and prints one line per run:
 
@@ -48,18 +49,17 @@ def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def partial_hello(size):
-    # The first `size` bytes of a handshake record (TLS 1.0 record version, as clients send first)
-    # whose handshake message is a ClientHello declared 16 000 bytes long: the server must
-    # buffer them while it waits for the rest.
-    declared = 16_000
-    if not 9 <= size < declared:
-        raise ValueError(f"--hello must be in [9, {declared})")
-    return (bytes([0x16, 3, 1]) + (declared + 4).to_bytes(2, "big") + bytes([1]) + declared.to_bytes(3, "big") +
+def partial_hello(size, declared):
+    # One whole handshake record of `size` bytes (TLS 1.0 record version, as clients send first)
+    # holding the start of a ClientHello declared `declared` bytes long: the server takes the
+    # record and waits for the rest of the hello in the next ones.
+    if not 11 <= size < min(declared, 0x4000):
+        raise ValueError("--hello must be at least 11, under --declare and under 16384")
+    return (bytes([0x16, 3, 1]) + (size - 5).to_bytes(2, "big") + bytes([1]) + declared.to_bytes(3, "big") +
             bytes([3, 3]) + bytes(size - 11))
 
 
-def one_run(binary, tls, count, hello):
+def one_run(binary, tls, count, hello, declared):
     args = [binary, "--tcp-port", "0", "--http-port", "0", "--timers", "wheel", "--handshake-timeout", "120s",
             "--idle-timeout", "120s", "--quiet"] + (["--tls"] if tls else [])
     err = tempfile.TemporaryFile()
@@ -70,7 +70,7 @@ def one_run(binary, tls, count, hello):
         host, port = fields["http"].rsplit(":", 1)
         time.sleep(0.3)
         fds, before = fd_count(proc.pid), vm_rss_kib(proc.pid)
-        payload = partial_hello(hello) if hello else b""
+        payload = partial_hello(hello, declared) if hello else b""
         for _ in range(count):
             s = socket.create_connection((host, int(port)), timeout=5)
             if payload:
@@ -101,6 +101,7 @@ def main():
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--hello", type=int, default=0, help="bytes of a ClientHello each TLS connection sends (0: none)")
+    p.add_argument("--declare", type=int, default=16_000, help="the ClientHello length --hello's record declares")
     p.add_argument("--max-per-connection-ratio", type=float, default=None)
     a = p.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -109,7 +110,7 @@ def main():
     for kind in ("plain", "tls"):
         per = []
         for _ in range(a.runs):
-            before, after = one_run(a.server, kind == "tls", a.count, a.hello if kind == "tls" else 0)
+            before, after = one_run(a.server, kind == "tls", a.count, a.hello if kind == "tls" else 0, a.declare)
             per.append((after - before) * 1024 / a.count)
             print(f"silent_connections: {kind} n={a.count} hello={a.hello if kind == 'tls' else 0} "
                   f"rss_before={before} KiB rss_after={after} KiB per_connection={per[-1]:.0f} bytes", flush=True)
