@@ -18,8 +18,14 @@
 // when the TLS shutdown starts: the whole of it is under --close-timeout. The FIN is never held
 // under TLS (the TLS layer, not Beast, sees it first): a peer's FIN or close_notify ends the
 // session as soon as Beast sees it.
+//
+// Under --tls it is also where the bytes of a TLS handshake pass, so it bounds them
+// (limit_handshake): OpenSSL takes a ClientHello of up to 128 KiB, and grows (and zeroes) its
+// buffer to the length a hello declares as soon as the hello's header arrives.
 #ifndef IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
 #define IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
+
+#include "write_progress.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/associated_executor.hpp>
@@ -32,6 +38,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -64,7 +71,8 @@ public:
                 const auto ex = boost::asio::get_associated_executor(handler, get_executor());
                 base::async_read_some(
                     b, boost::asio::bind_executor(
-                           ex, [this, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
+                           ex, [this, b, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
+                               if (!ec && hello_limit_ != 0) ec = check_handshake_bytes(b, n);
                                if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
                                    held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
                                    return;
@@ -87,13 +95,28 @@ public:
     }
 
     /// Ends a teardown under way as if the peer had closed its side: Beast completes the
-    /// operation that started it with that operation's own result. Closes the socket.
+    /// operation that started it with that operation's own result. Closes the socket (a reset if
+    /// the peer left bytes unacknowledged: reset_if_unsent).
     void end_teardown() {
         if (!in_teardown_) return;
         teardown_cut_ = true;
+        reset_if_unsent(*this, 0);
         boost::system::error_code ignored;
         close(ignored);
     }
+
+    /// --tls, from the first byte until the handshake completes: a first handshake record that
+    /// opens a ClientHello declaring more than `hello` bytes, or more than `total` bytes read in
+    /// all, fails the read with asio::error::message_size (so the handshake fails) and
+    /// handshake_refusal() says which.
+    void limit_handshake(std::size_t hello, std::size_t total) noexcept {
+        hello_limit_ = hello;
+        total_limit_ = total;
+    }
+    /// The handshake completed: no limit from now on.
+    void end_handshake_limit() noexcept { hello_limit_ = 0; }
+    /// Why limit_handshake() failed a read, or nullptr.
+    [[nodiscard]] const char* handshake_refusal() const noexcept { return refusal_; }
     [[nodiscard]] bool in_teardown() const noexcept { return in_teardown_; }
     /// True once end_teardown() cut the teardown short.
     [[nodiscard]] bool teardown_cut() const noexcept { return teardown_cut_; }
@@ -122,10 +145,33 @@ public:
     }
 
 private:
+    template <class Buffers>
+    boost::system::error_code check_handshake_bytes(const Buffers& b, std::size_t n) noexcept {
+        if (head_length_ < head_.size()) {
+            head_length_ += boost::asio::buffer_copy(
+                boost::asio::buffer(head_.data() + head_length_, head_.size() - head_length_), b, n);
+            // A handshake record (content type 22) whose first message is a ClientHello (type 1):
+            // the hello's length is in bytes 6 to 8.
+            if (head_length_ == head_.size() && head_[0] == 22 && head_[5] == 1 &&
+                (std::size_t{head_[6]} << 16 | std::size_t{head_[7]} << 8 | head_[8]) > hello_limit_)
+                refusal_ = "the ClientHello declares more bytes than the server accepts";
+        }
+        read_in_handshake_ += n;
+        if (refusal_ == nullptr && read_in_handshake_ > total_limit_)
+            refusal_ = "the client sent more bytes before its handshake completed than the server accepts";
+        return refusal_ != nullptr ? boost::asio::error::message_size : boost::system::error_code{};
+    }
+
     socket_events* events_;
     std::optional<read_handler> held_;
     bool in_teardown_ = false;
     bool teardown_cut_ = false;
+    std::size_t hello_limit_ = 0;  // 0: no handshake limit
+    std::size_t total_limit_ = 0;
+    std::size_t read_in_handshake_ = 0;
+    std::array<unsigned char, 9> head_{};  // the first bytes: a record header and a handshake header
+    std::size_t head_length_ = 0;
+    const char* refusal_ = nullptr;
 };
 
 /// --tls: found by argument-dependent lookup (session_socket is a template argument) and more

@@ -19,6 +19,11 @@
 // closes when the client's FIN comes (cause shutdown); --close-timeout without write progress
 // bounds it as above (then the rest is dropped with a reset). A session already draining after
 // the client's FIN goes on with it (cause client_close).
+//
+// A close that gives up on the client (idle, a limit, a deadline, an error, the hard stop)
+// resets if any echo is left, queued here or unacknowledged in the kernel (reset_if_unsent,
+// write_progress.hpp); the normal ends (the client's FIN after its echo, the drain, max lifetime)
+// send a FIN behind what the kernel holds.
 #ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
@@ -63,7 +68,7 @@ public:
 
     void shutdown() override {
         if (closed_ || stopping_ || draining_) return;  // draining: the client's FIN came first
-        if (queue_.empty()) return finish(close_cause::shutdown);
+        if (queue_.empty()) return finish(close_cause::shutdown, ending::normal);
         stopping_ = true;
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends it
@@ -77,7 +82,7 @@ public:
 
     // Timer callbacks (see timers/timer_policy.hpp).
     void on_idle() { finish(close_cause::idle); }
-    void on_max_lifetime() { finish(close_cause::max_lifetime); }
+    void on_max_lifetime() { finish(close_cause::max_lifetime, ending::normal); }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     void on_close_timeout() {  // only while draining after the client's FIN, or stopping
         if (!worker_.cfg.quiet)
@@ -122,11 +127,11 @@ private:
     // The client's FIN: no more input. Echo still queued is sent first.
     void end_of_input() {
         if (stopping_) {
-            if (fin_sent_) return finish(close_cause::shutdown);  // both FINs: done
+            if (fin_sent_) return finish(close_cause::shutdown, ending::normal);  // both FINs: done
             draining_ = true;  // reading no more; the rest of the echo, then close
             return;
         }
-        if (queue_.empty()) return finish(close_cause::client_close);
+        if (queue_.empty()) return finish(close_cause::client_close, ending::normal);
         draining_ = true;
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
@@ -186,7 +191,7 @@ private:
         if (!queue_.empty()) {
             write_next();
         } else if (draining_) {
-            finish(close_cause::client_close);  // everything echoed: now close (shutdown if stopping_)
+            finish(close_cause::client_close, ending::normal);  // everything echoed: now close (shutdown if stopping_)
         } else if (stopping_) {
             // Everything read before the drain's turn is echoed: our FIN after it, then the
             // client's (read on, discarded); --close-timeout from this last progress bounds it.
@@ -198,7 +203,11 @@ private:
 
     static_assert(tcp_timers<typename Policy::template tcp<tcp_session>>);
 
-    void finish(close_cause cause) {
+    // normal: the client's FIN, the drain or max lifetime ends it, with nothing queued; give_up:
+    // a verdict on the client, which resets if any echo is left (the header's comment).
+    enum class ending { normal, give_up };
+
+    void finish(close_cause cause, ending how = ending::give_up) {
         if (closed_) return;
         closed_ = true;
         cause_ = stopping_ ? close_cause::shutdown : cause;  // the drain started this close, however it ends
@@ -206,8 +215,8 @@ private:
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         boost::system::error_code ignored;
         // Echo left unsent is abandoned: reset instead of a FIN queued behind it, so the client
-        // learns at once and the kernel frees the socket's buffers too.
-        if (queued_ > 0) socket_.set_option(asio::socket_base::linger(true, 0), ignored);
+        // learns at once and the kernel frees the socket's buffers too (no orphan).
+        if (how == ending::give_up || queued_ > 0) reset_if_unsent(socket_, queued_);
         socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
         socket_.close(ignored);  // pending operations complete with operation_aborted
     }

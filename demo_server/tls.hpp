@@ -16,10 +16,21 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
 namespace demo {
+
+/// What a client may send before its TLS handshake completes (session_socket::limit_handshake;
+/// past it the handshake fails: tls_failed): a ClientHello declaring at most `max_client_hello`
+/// bytes, the largest that fits one TLS record's plaintext (2^14 bytes, RFC 8446 section 5.1),
+/// and `max_handshake_input` bytes in all (the hello with its record headers, then the client's
+/// second flight; the server asks for no client certificate and issues no session tickets, so
+/// nothing larger follows). OpenSSL alone takes a hello of up to 128 KiB and zeroes a buffer of
+/// the declared length as soon as the hello's first bytes arrive.
+inline constexpr std::size_t max_client_hello = 16 * 1024;
+inline constexpr std::size_t max_handshake_input = 20 * 1024;
 
 struct tls_setup {
     std::unique_ptr<boost::asio::ssl::context> context;

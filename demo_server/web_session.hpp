@@ -24,15 +24,25 @@
 // 64 KiB goes out as fragments of 64 KiB, each one progress (write_progress.hpp).
 //
 // --tls (Tls = true): the same session over TLS (ssl::stream<session_socket>, tls.hpp's
-// context). The TLS handshake comes first and counts in the handshake deadline (accept to the
-// end of the first request or upgrade, not extended by bytes): a client that never sends its
+// context). No TLS state exists until the client's first byte arrives (a wait for readability
+// on the bare socket, as nginx does): a connection that sends nothing costs what a plain one
+// does. The TLS handshake comes first and counts in the handshake deadline (accept to the end
+// of the first request or upgrade, not extended by bytes): a client that never sends its
 // ClientHello, sends it a byte at a time, or stops halfway is closed at --handshake-timeout
 // (handshake_timeout); one whose handshake fails (plain HTTP, no common version or cipher,
-// garbage) is closed at once (tls_failed, one log line). After it, everything is as without TLS;
-// a TLS peer that vanishes is found by the idle timeout and the heartbeat as a TCP one is. The
-// server closes a connection by dropping the socket (as without TLS), without close_notify,
-// except at the end of a WebSocket close handshake, where Beast exchanges close_notify within
-// --close-timeout. A peer's FIN or close_notify is not held for queued echo under TLS.
+// garbage, a ClientHello over tls.hpp's bounds) is closed at once (tls_failed, one log line).
+// After it, everything is as without TLS, but a failure of TLS itself (a fatal alert, a record
+// that does not decrypt, a refused renegotiation), before a request or during a wss session,
+// is counted tls_failed too and answered with nothing (no 400). A TLS peer that vanishes is
+// found by the idle timeout and the heartbeat as a TCP one is. The server closes a connection by
+// dropping the socket (as without TLS), without close_notify, except at the end of a WebSocket
+// close handshake, where Beast exchanges close_notify within --close-timeout. A peer's FIN or
+// close_notify is not held for queued echo under TLS.
+//
+// A close that gives up on the peer (a verdict: a deadline, a limit, an error, the hard stop)
+// resets if any echo is left, queued here or unacknowledged in the kernel (reset_if_unsent,
+// write_progress.hpp); the normal ends (the peer's FIN or close, the drain, a close handshake
+// done, max lifetime, an answer with Connection: close) send a FIN behind what the kernel holds.
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
@@ -40,6 +50,7 @@
 #include "log.hpp"
 #include "session_socket.hpp"
 #include "timers/timer_policy.hpp"
+#include "tls.hpp"
 #include "worker.hpp"
 #include "write_progress.hpp"
 
@@ -60,6 +71,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <variant>
 
 namespace demo {
 
@@ -78,7 +90,7 @@ public:
     web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
         : worker_(w), stats_(stats), timers_(w, *this), accepted_at_(steady::now()) {
         if constexpr (Tls)
-            stream_.emplace(session_socket(std::move(socket), *this), *worker_.tls_context);
+            before_hello_.emplace(std::move(socket));  // the TLS state comes with the first byte
         else
             stream_.emplace(std::move(socket), *this);
     }
@@ -98,16 +110,15 @@ public:
         worker_.add(this);
         worker_.counters.opened(session_kind::http);
         boost::system::error_code ignored;
-        session_socket& socket = beast::get_lowest_layer(*stream_);
+        asio::ip::tcp::socket& socket = lowest_socket();
         socket.set_option(asio::ip::tcp::no_delay(true), ignored);  // as tcp_session: no Nagle + delayed-ACK stalls on echoes
         bound_kernel_unsent(socket);
         timers_.handshake_started(accepted_at_ + worker_.cfg.handshake_timeout);
         timers_.started(false);
         if constexpr (Tls) {
-            stream_->async_handshake(asio::ssl::stream_base::server,
-                                     [self = this->shared_from_this()](boost::system::error_code ec) {
-                                         self->on_tls_handshake(ec);
-                                     });
+            before_hello_->async_wait(
+                asio::ip::tcp::socket::wait_read,
+                [self = this->shared_from_this()](boost::system::error_code ec) { self->on_first_byte(ec); });
         } else {
             read_request();
         }
@@ -135,7 +146,7 @@ public:
             }
             return start_close(close_cause::shutdown, going_away());
         }
-        finish(close_cause::shutdown);
+        finish(close_cause::shutdown, ending::normal);  // plain HTTP: the drain's end
     }
     void abort() override { finish(close_cause::shutdown); }
     [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
@@ -160,10 +171,10 @@ public:
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
     void on_max_lifetime() {
-        if (kind_ == session_kind::http) return finish(close_cause::max_lifetime);
+        if (kind_ == session_kind::http) return finish(close_cause::max_lifetime, ending::normal);
         if (ws_ && ws_->is_open())
             return start_close(close_cause::max_lifetime, {websocket::close_code::normal, "max lifetime"});
-        if (!closing_) finish(close_cause::max_lifetime);  // mid-upgrade
+        if (!closing_) finish(close_cause::max_lifetime, ending::normal);  // mid-upgrade
     }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
@@ -202,16 +213,54 @@ public:
 
 private:
     // ---- TLS ------------------------------------------------------------------------------
+    // The first byte arrived (or the peer closed): now the TLS state, bounded while the handshake
+    // runs (tls.hpp's max_client_hello, max_handshake_input).
+    void on_first_byte(boost::system::error_code ec) {
+        if constexpr (Tls) {
+            if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
+            if (ec) return finish(close_cause::error);
+            stream_.emplace(session_socket(std::move(*before_hello_), *this), *worker_.tls_context);
+            before_hello_.reset();
+            beast::get_lowest_layer(*stream_).limit_handshake(max_client_hello, max_handshake_input);
+            stream_->async_handshake(asio::ssl::stream_base::server,
+                                     [self = this->shared_from_this()](boost::system::error_code handshake_ec) {
+                                         self->on_tls_handshake(handshake_ec);
+                                     });
+        }
+    }
+
     void on_tls_handshake(boost::system::error_code ec) {
         if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
+        session_socket& socket = beast::get_lowest_layer(*stream_);
         if (ec) {
+            if (const char* refusal = socket.handshake_refusal()) {
+                if (!worker_.cfg.quiet)
+                    log("tls handshake failed: ", refusal, " (ClientHello at most ", max_client_hello, " bytes, ",
+                        max_handshake_input, " bytes before the handshake completes)");
+                return finish(close_cause::tls_failed);
+            }
             // The peer closed before or during its handshake: as a client that goes away.
             if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated)
-                return finish(close_cause::client_close);
+                return finish(close_cause::client_close, ending::normal);
             if (!worker_.cfg.quiet) log("tls handshake failed: ", ec.message());
             return finish(close_cause::tls_failed);
         }
+        socket.end_handshake_limit();
         read_request();
+    }
+
+    // A failure of TLS itself, not of what runs over it: an alert from the peer, a record that
+    // does not decrypt, a refused renegotiation (OpenSSL's errors, Asio's TLS stream errors;
+    // stream_truncated, a FIN without close_notify, is taken as the peer's close before this).
+    static bool tls_failure(const boost::system::error_code& ec) noexcept {
+        return Tls && (ec.category() == asio::error::get_ssl_category() ||
+                       ec.category() == asio::ssl::error::get_stream_category());
+    }
+
+    // After the handshake: tls_failed, never an HTTP answer (the TLS stream is broken).
+    void fail_tls(const char* during, const boost::system::error_code& ec) {
+        if (!worker_.cfg.quiet) log("tls failed after the handshake, ", during, ": ", ec.message());
+        finish(close_cause::tls_failed);
     }
 
     // ---- HTTP -----------------------------------------------------------------------------
@@ -228,8 +277,9 @@ private:
         if (closed_) return;
         if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
             ec == asio::ssl::error::stream_truncated)  // TLS: the peer closed TCP without close_notify
-            return finish(close_cause::client_close);
+            return finish(close_cause::client_close, ending::normal);
         if (ec == asio::error::operation_aborted) return finish(close_cause::error);
+        if (tls_failure(ec)) return fail_tls("reading a request", ec);
         if (ec) return reply_bad_request(ec.message());
         timers_.on_read();
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
@@ -252,8 +302,9 @@ private:
             *stream_, *res,
             [self = this->shared_from_this(), res, keep_alive](boost::system::error_code ec, std::size_t) {
                 if (self->closed_) return;
+                if (self->tls_failure(ec)) return self->fail_tls("writing a response", ec);
                 if (ec) return self->finish(close_cause::error);
-                if (!keep_alive) return self->finish(close_cause::client_close);
+                if (!keep_alive) return self->finish(close_cause::client_close, ending::normal);
                 self->read_request();
             });
     }
@@ -310,6 +361,7 @@ private:
 
     void on_accept(boost::system::error_code ec) {
         if (closed_) return;
+        if (tls_failure(ec)) return fail_tls("answering the upgrade", ec);
         if (ec) return finish(close_cause::error);
         timers_.handshake_done();
         if (worker_.draining) return shutdown();  // the server began stopping during the upgrade: 1001 now
@@ -326,14 +378,17 @@ private:
     void on_message(boost::system::error_code ec, std::size_t n) {
         if (closed_) return;
         if (ec) {
-            if (ec == websocket::error::closed) return finish(close_cause::client_close);
+            if (ec == websocket::error::closed) return finish(close_cause::client_close, ending::normal);
             if (ec == websocket::error::message_too_big) return finish(close_cause::too_big);  // Beast sent 1009
-            if (ec == asio::error::eof) return finish(close_cause::client_close);  // FIN, queued echo sent first
-            if (ec == asio::ssl::error::stream_truncated) return finish(close_cause::client_close);  // TLS: FIN, no close_notify
-            if (ec == websocket::condition::protocol_violation) {                  // Beast sent 1002 / 1007
+            if (ec == asio::error::eof)  // FIN, queued echo sent first
+                return finish(close_cause::client_close, ending::normal);
+            if (ec == asio::ssl::error::stream_truncated)  // TLS: FIN, no close_notify
+                return finish(close_cause::client_close, ending::normal);
+            if (ec == websocket::condition::protocol_violation) {  // Beast sent 1002 / 1007
                 if (!worker_.cfg.quiet) log("websocket protocol error: ", ec.message());
                 return finish(close_cause::protocol_error);
             }
+            if (tls_failure(ec)) return fail_tls("reading a message", ec);
             if (ec != asio::error::operation_aborted && !worker_.cfg.quiet)
                 log("websocket read failed: ", ec.message());
             return finish(close_cause::error);
@@ -385,6 +440,7 @@ private:
     void on_write(boost::system::error_code ec, std::size_t n) {
         writing_ = false;
         if (closed_) return;
+        if (tls_failure(ec)) return fail_tls("writing a message", ec);
         if (ec) return finish(close_cause::error);
         sent_ += n;
         queued_ -= n;
@@ -415,8 +471,10 @@ private:
             worker_.counters.going_away.fetch_add(1, std::memory_order_relaxed);
         progress_.mark();
         timers_.closing();  // the close handshake gets --close-timeout, then the socket goes
-        ws_->async_close(
-            reason, [self = this->shared_from_this()](boost::system::error_code) { self->finish(close_cause::error); });
+        // Done (both close frames, the teardown): a normal end, whatever cause started it.
+        ws_->async_close(reason, [self = this->shared_from_this()](boost::system::error_code ec) {
+            self->finish(close_cause::error, ec ? ending::give_up : ending::normal);
+        });
     }
 
     // ---- common ---------------------------------------------------------------------------
@@ -428,7 +486,12 @@ private:
     }
     [[nodiscard]] close_cause cause() const noexcept { return cause_.value_or(close_cause::error); }
 
-    void finish(close_cause cause) {
+    // normal: the peer's FIN or close, the drain, a close handshake done, max lifetime, an answer
+    // with Connection: close; give_up: a verdict on the peer, which resets if any echo is left
+    // (the header's comment).
+    enum class ending { normal, give_up };
+
+    void finish(close_cause cause, ending how = ending::give_up) {
         set_cause(cause);
         if (closed_) return;
         closed_ = true;
@@ -436,22 +499,26 @@ private:
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         if (kind_ == session_kind::websocket)
             worker_.counters.messages_unechoed.fetch_add(queue_.size(), std::memory_order_relaxed);
-        if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
-            boost::system::error_code ignored;
-            lowest_socket().set_option(asio::socket_base::linger(true, 0), ignored);
-        }
+        // Echo abandoned: reset rather than a FIN queued behind it (as tcp_session), so no orphan.
+        if (how == ending::give_up || queued_ > 0) reset_if_unsent(lowest_socket(), queued_);
         if (ws_) {
             idlewheel::beast::drop(*ws_);
             beast::get_lowest_layer(*ws_).release_end_of_stream();  // a held FIN completes Beast's read now
-        } else {
+        } else if (stream_) {
             idlewheel::beast::drop(*stream_);
+        } else {
+            idlewheel::beast::drop(lowest_socket());  // --tls, before the first byte
         }
     }
 
     static websocket::close_reason going_away() { return {websocket::close_code::going_away, "server shutting down"}; }
 
-    [[nodiscard]] session_socket& lowest_socket() noexcept {
-        return ws_ ? beast::get_lowest_layer(*ws_) : beast::get_lowest_layer(*stream_);
+    [[nodiscard]] asio::ip::tcp::socket& lowest_socket() noexcept {
+        if (ws_) return beast::get_lowest_layer(*ws_);
+        if constexpr (Tls) {
+            if (!stream_) return *before_hello_;
+        }
+        return beast::get_lowest_layer(*stream_);
     }
 
     struct outgoing {
@@ -463,7 +530,9 @@ private:
 
     worker& worker_;
     const stats_source& stats_;
-    std::optional<layer> stream_;  // HTTP (TLS: from accept); moved into ws_ at the upgrade
+    // --tls: the accepted socket until its first byte arrives (then moved into stream_).
+    [[no_unique_address]] std::conditional_t<Tls, std::optional<asio::ip::tcp::socket>, std::monostate> before_hello_;
+    std::optional<layer> stream_;  // HTTP (TLS: from the first byte); moved into ws_ at the upgrade
     std::optional<websocket::stream<layer>> ws_;
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;

@@ -60,7 +60,8 @@ enum class close_cause : unsigned {
     shutdown,           // the server is stopping (WebSocket: close 1001)
     max_lifetime,       // open for --max-lifetime (WebSocket: close 1000 "max lifetime")
     upgrade_refused,    // a WebSocket upgrade while the server drains (503, Retry-After, closed)
-    tls_failed,         // --tls: the TLS handshake failed (not TLS, no common version or cipher, a bad record)
+    tls_failed,         // --tls: TLS failed, in the handshake (not TLS, no common version or cipher, over the
+                        // bounds of tls.hpp) or after it (an alert, a bad record): closed, never answered
     count
 };
 inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{

@@ -26,13 +26,21 @@ TCP connection (EOF or reset seen by the client), timed from the client's connec
                        waits for it)                              by what started it)
   not_tls              plain HTTP on the TLS port                 closed at once (< 1 s), tls_failed +1 and a
                                                                   "tls handshake failed" log line, every mode
+  oversized_hello      a handshake record opening a ClientHello   closed at once (< 1 s), tls_failed +1, every
+                       that declares 100 000 bytes (over the      mode
+                       server's 16 KiB bound), 16 KiB of it
+  corrupt_record_request  completes TLS, then a record that does  closed at once (< 1 s), tls_failed +1 (not
+                       not decrypt instead of a request            bad_request), nothing decrypted comes back
+                                                                  (no HTTP 400), every mode
+  corrupt_record_wss   TLS + upgrade, one echo, then a record     closed at once (< 1 s), tls_failed +1 (not
+                       that does not decrypt                      error), every mode
   control              wss:// echo every 100 ms, GET /stats over  never cut, every echo right, every mode
                        https:// at the end
 
 Then /stats (over https, read until the counts settle: a client sees its connection end before the
 server has counted the close) must show the closes by cause: handshake_timeout +4 and dead_peer +1
 (wheel, asio), client_close +1 (wheel, asio: the withheld close_notify; C = --close-timeout 1 s),
-tls_failed +1 (every mode); a wss:// client open at SIGTERM must get close 1001, and the server
+tls_failed +4, bad_request and error +0 (every mode); a wss:// client open at SIGTERM must get close 1001, and the server
 must exit 0. Prints one PASS or
 FAIL line; exits non-zero on failure. Every wait is bounded; the server is killed whatever
 happens.
@@ -249,6 +257,66 @@ def close_notify_withheld(host, port, until):
         return t0, wait_closed(s, until(sent)), sent
 
 
+def corrupt_record():
+    """An application-data record of TLS 1.2/1.3 framing whose bytes are random: it cannot decrypt."""
+    return bytes([23, 3, 3, 0, 64]) + os.urandom(64)
+
+
+def closed_after(s, sent):
+    """wait_closed for a case the server must end at once; a reset while sending counts."""
+    return wait_closed(s, sent + 1.0 + SLACK)
+
+
+def oversized_hello(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        hello = bytes([22, 3, 1, 0x40, 0x00, 1]) + (100_000).to_bytes(3, "big") + bytes([3, 3]) + bytes(0x4000 - 6)
+        try:
+            s.sendall(hello)
+        except (ConnectionResetError, BrokenPipeError):
+            return t0, time.monotonic(), t0
+        return t0, closed_after(s, t0), t0
+
+
+def corrupt_record_request(host, port, until):
+    s, t0 = connect(host, port)
+    with s:
+        tls = ManualTls(s)
+        tls.handshake(t0 + T)
+        sent = time.monotonic()
+        s.sendall(corrupt_record())  # past the client's TLS object: its own state stays valid
+        s.setblocking(False)
+        end, closed, plain = sent + 1.0 + SLACK, None, b""
+        while closed is None and time.monotonic() < end:
+            ready, _, _ = select.select([s], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                continue
+            try:
+                data = s.recv(65536)
+            except (ConnectionResetError, BrokenPipeError):
+                data = b""
+            if not data:
+                closed = time.monotonic()
+                break
+            tls.incoming.write(data)
+            try:
+                plain += tls.tls.read(65536)  # what the server sent after the bad record, decrypted
+            except (ssl.SSLWantReadError, ssl.SSLError, ssl.SSLZeroReturnError):
+                pass
+        check(not plain, f"the server answered a corrupted record with {plain[:60]!r} (HTTP on a broken TLS stream)")
+        return t0, closed, sent
+
+
+def corrupt_record_wss(host, port, until):
+    s, t0, tls = upgraded(host, port)
+    with s:
+        tls.send(masked_text(b"before"))
+        check(b"before" in tls.recv_until(b"before", time.monotonic() + 5), "no echo over wss")
+        sent = time.monotonic()
+        s.sendall(corrupt_record())
+        return t0, closed_after(s, sent), sent
+
+
 def not_tls(host, port, until):
     s, t0 = connect(host, port)
     with s:
@@ -335,6 +403,9 @@ def run(binary, mode, extra):
             "close_notify_withheld": (close_notify_withheld,
                                       (lambda ref: ref + CLOSE + SLACK) if timed else (lambda ref: ref + OPEN_FOR)),
             "not_tls": (not_tls, None),
+            "oversized_hello": (oversized_hello, None),
+            "corrupt_record_request": (corrupt_record_request, None),
+            "corrupt_record_wss": (corrupt_record_wss, None),
         }
         results = {}
 
@@ -360,9 +431,9 @@ def run(binary, mode, extra):
             _, closed, ref = r
             after = None if closed is None else closed - ref
             summary.append(f"{name} {'open' if after is None else f'{after:.2f}s'}")
-            if name == "not_tls":
+            if name in ("not_tls", "oversized_hello", "corrupt_record_request", "corrupt_record_wss"):
                 if after is None or after > 1.0 + SLACK:
-                    failures.append(f"not_tls: still open {1.0 + SLACK} s after a plain request")
+                    failures.append(f"{name}: still open {1.0 + SLACK} s after its bad bytes (expected closed at once)")
                 continue
             low, high = {"vanishing_peer": (PING + PONG, PING + JITTER + PONG + SLACK),
                          "close_notify_withheld": (CLOSE, CLOSE + SLACK)}.get(name, (T, T + SLACK))
@@ -378,7 +449,9 @@ def run(binary, mode, extra):
         elif control_result.get("echoes", 0) < 10:
             failures.append(f"control client: only {control_result.get('echoes', 0)} echoes")
 
-        expect = {"tls_failed": 1}
+        # tls_failed: not_tls, oversized_hello and the two corrupted records; none of them a bad
+        # request or a transport error
+        expect = {"tls_failed": 4, "bad_request": 0, "error": 0}
         if timed:
             expect.update({"handshake_timeout": 4, "dead_peer": 1, "client_close": 3})  # + the control client, the first GET /stats
         delta = closes_when_counted(host, port, before, expect)
