@@ -332,8 +332,10 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *    explicit strand").
  *
  * websocket::stream keeps a steady_timer of its own for its own timeouts
- * (websocket::stream_base::timeout); leave them off and use idlewheel::beast::websocket_liveness
- * (or expires_after() on this stream) for a server without per-connection system timers.
+ * (websocket::stream_base::timeout): give them to the wheel with
+ * idlewheel::beast::set_option(ws, timeout) (idlewheel/beast/websocket_timeout.hpp) where
+ * Beast's code calls ws.set_option(timeout), which keeps Beast's timer off and the deadlines in
+ * this stream; or leave them off and use idlewheel::beast::websocket_liveness.
  *
  * @par Composition
  * Composes as Beast's stream does: boost::beast::get_lowest_layer(s) is the stream itself
