@@ -107,6 +107,25 @@ private:
 template <class T>
 struct is_basic_tcp_stream : std::false_type {};
 
+// The handler of a WebSocket teardown on the stream's socket: when it completes (the close is
+// over, cleanly or not), the stream's WebSocket timeouts stop watching and its node leaves the
+// wheel, on the stream's executor, before the handler runs (after it the session may be
+// destroyed anywhere). Every associated characteristic is the handler's (associator below).
+template <class Stream, class Handler>
+class teardown_handler {
+public:
+    teardown_handler(Stream& stream, Handler&& handler) : handler_(std::move(handler)), stream_(&stream) {}
+    void operator()(boost::system::error_code ec) {
+        stream_->teardown_done();
+        std::move(handler_)(ec);
+    }
+    [[nodiscard]] const Handler& handler() const noexcept { return handler_; }
+
+private:
+    Handler handler_;
+    Stream* stream_;
+};
+
 // The handler a stream gives its socket: on completion it tells the stream (which clears the
 // operation's pending flags and turns the error into beast::error::timeout if its deadline
 // fired), then calls the user's handler. Every associated characteristic (executor,
@@ -714,6 +733,18 @@ private:
     template <class, class>
     friend class basic_tcp_stream;
     friend struct detail::websocket_timeout_access<basic_tcp_stream>;
+    template <class, class>
+    friend class detail::teardown_handler;
+    template <class W, class E, class H>
+    friend void async_teardown(boost::beast::role_type, basic_tcp_stream<W, E>&, H&&);
+    template <class W, class E>
+    friend void teardown(boost::beast::role_type, basic_tcp_stream<W, E>&, boost::system::error_code&);
+
+    // The WebSocket close is over (Beast's teardown completed): nothing more to watch.
+    void teardown_done() noexcept {
+        if (ws_watching()) ws_.phase = ws_ended;
+        if (pending_ == 0 && node_.pending()) node_.cancel();
+    }
 
     // The moved-from side of a move: no operation may be pending; the node leaves the wheel
     // (it is in none with no operation pending: a handler destroyed uncalled, abandon(), may
@@ -919,7 +950,8 @@ void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream) {
 }
 
 /// The WebSocket teardown of the connection (websocket::stream calls it by
-/// argument-dependent lookup): the socket's, as for Beast's stream. No deadline.
+/// argument-dependent lookup): the socket's, as for Beast's stream. No deadline of its own;
+/// the one-line WebSocket timeouts' close bound covers it, and end when it is over.
 /// @param role client or server.
 /// @param stream the stream.
 /// @param ec set to the result.
@@ -927,9 +959,12 @@ template <class Wheel, class Executor>
 void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec) {
     using boost::beast::websocket::teardown;
     teardown(role, stream.socket(), ec);
+    stream.teardown_done();
 }
 
-/// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline.
+/// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline of its
+/// own: the one-line WebSocket timeouts' close bound covers it, and they end when it completes
+/// (the stream then leaves the wheel, before the handler runs).
 /// @param role client or server.
 /// @param stream the stream.
 /// @param handler called with void(error_code), as by the socket's teardown.
@@ -937,7 +972,10 @@ template <class Wheel, class Executor, class TeardownHandler>
 void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream,
                     TeardownHandler&& handler) {
     using boost::beast::websocket::async_teardown;
-    async_teardown(role, stream.socket(), std::forward<TeardownHandler>(handler));
+    using handler_type = std::decay_t<TeardownHandler>;
+    async_teardown(role, stream.socket(),
+                   detail::teardown_handler<basic_tcp_stream<Wheel, Executor>, handler_type>(
+                       stream, handler_type(std::forward<TeardownHandler>(handler))));
 }
 
 }  // namespace idlewheel::beast
@@ -955,6 +993,18 @@ struct boost::asio::associator<Associator, idlewheel::beast::detail::deadline_ha
     static auto get(const idlewheel::beast::detail::deadline_handler<Stream, Handler>& h,
                     const DefaultCandidate& c) noexcept
         -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler(), c)) {
+        return Associator<Handler, DefaultCandidate>::get(h.handler(), c);
+    }
+};
+template <template <class, class> class Associator, class Stream, class Handler, class DefaultCandidate>
+struct boost::asio::associator<Associator, idlewheel::beast::detail::teardown_handler<Stream, Handler>,
+                               DefaultCandidate> : Associator<Handler, DefaultCandidate> {
+    static typename Associator<Handler, DefaultCandidate>::type get(
+        const idlewheel::beast::detail::teardown_handler<Stream, Handler>& h) noexcept {
+        return Associator<Handler, DefaultCandidate>::get(h.handler());
+    }
+    static auto get(const idlewheel::beast::detail::teardown_handler<Stream, Handler>& h,
+                    const DefaultCandidate& c) noexcept -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler(), c)) {
         return Associator<Handler, DefaultCandidate>::get(h.handler(), c);
     }
 };
