@@ -38,7 +38,9 @@ static_assert(beast::is_sync_stream<stream>::value, "a synchronous stream too (r
 static_assert(std::is_same_v<beast::lowest_layer_type<stream>, stream>, "get_lowest_layer(s) is the stream itself");
 static_assert(std::is_same_v<beast::lowest_layer_type<websocket::stream<beast::ssl_stream<stream>>>, stream>,
               "and of a websocket over TLS over it");
-static_assert(!std::is_move_constructible_v<stream>, "not movable: the wheel points at its node");
+static_assert(std::is_nothrow_move_constructible_v<stream>, "movable (with no operation pending), as Beast's");
+static_assert(!std::is_move_assignable_v<stream>, "not move-assignable, as Beast's");
+static_assert(std::is_same_v<stream::rebind_executor<net::any_io_executor>::other, stream>, "rebind_executor, as Beast's");
 
 [[maybe_unused]] void compositions(net::io_context& ioc, idlewheel::wheel_timer& wheel, net::ssl::context& ctx) {
     using namespace std::chrono_literals;

@@ -27,7 +27,11 @@ namespace idlewheel::beast {
  * @tparam NextLayer the stream under TLS (idlewheel::beast::tcp_stream).
  *
  * idlewheel::beast::ssl_stream<NextLayer>: a TLS stream that moves even when its next layer does
- * not, for idlewheel::beast::tcp_stream (which does not move: the wheel points into it).
+ * not. idlewheel::beast::tcp_stream moves now (with no operation pending), so
+ * boost::asio::ssl::stream<tcp_stream> and boost::beast::ssl_stream<tcp_stream> move as well
+ * and a Beast server needs this class no more; it stays for the servers written against it
+ * (1.0), and for a move while the next layer has an operation pending, which only a pointer
+ * move allows.
  *
  *     ssl_stream<idlewheel::beast::tcp_stream> tls(std::move(socket), ctx);  // the tcp_stream built in place
  *     auto moved = std::move(tls);  // the TLS state and the tcp_stream stay where they are
@@ -35,7 +39,7 @@ namespace idlewheel::beast {
  * @par Why
  * A server hands a TLS connection on (HTTP session -> WebSocket session in Beast's
  * advanced server) by moving its stream. boost::asio::ssl::stream holds its next layer by
- * value, so it moves only if the next layer does. Beast's own boost::beast::ssl_stream held it
+ * value, so it moves only if the next layer does (up to 1.0 this one did not). Beast's own boost::beast::ssl_stream held it
  * by pointer up to Boost 1.85; from 1.86 it is deprecated and derives from asio::ssl::stream
  * (by value again). This one holds boost::asio::ssl::stream<NextLayer> on the heap (one
  * allocation per connection, as Beast's did), so a move is a pointer move and the next layer,
