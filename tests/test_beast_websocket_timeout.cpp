@@ -150,6 +150,22 @@ BOOST_AUTO_TEST_CASE(the_handshake_deadline_drops_a_silent_client_never_before_i
     BOOST_TEST(wheel.pending() == 0U);
 }
 
+// Beast ends a handshake itself (a plain HTTP request, no upgrade: it answers and fails the
+// accept) with nothing failing on the stream: the stream must still leave the wheel once
+// nothing is pending, so that the session may be destroyed on any thread (Beast's listener
+// may drop its last reference).
+BOOST_AUTO_TEST_CASE(a_handshake_beast_refuses_leaves_nothing_in_the_wheel) {
+    idlewheel::beast::set_option(*server, times(100ms, 1000ms, true));
+    outcome& accepted = fresh();
+    server->async_accept(record(accepted));
+    net::write(client.next_layer(), net::buffer(std::string("GET / HTTP/1.1\r\nHost: x\r\n\r\n")));
+    for (int i = 0; i < 1000 && accepted.calls == 0; ++i) idlewheel::test::poll(io);
+    BOOST_TEST(accepted.calls == 1);
+    BOOST_TEST(accepted.ec.failed());
+    BOOST_TEST(!is_timeout(accepted.ec));
+    BOOST_TEST(wheel.pending() == 0U);
+}
+
 BOOST_AUTO_TEST_CASE(beasts_own_timer_stays_off) {
     idlewheel::beast::set_option(*server, websocket::stream_base::timeout::suggested(beast::role_type::server));
     websocket::stream_base::timeout t{};
@@ -157,7 +173,10 @@ BOOST_AUTO_TEST_CASE(beasts_own_timer_stays_off) {
     BOOST_TEST((t.handshake_timeout == websocket::stream_base::none()));
     BOOST_TEST((t.idle_timeout == websocket::stream_base::none()));
     BOOST_TEST(!t.keep_alive_pings);
-    BOOST_TEST(wheel.pending() == 1U);  // the stream's one node: the handshake deadline
+    BOOST_TEST(wheel.pending() == 0U);  // nothing pending: the handshake's deadline enters with its first operation
+    outcome& accepted = fresh();
+    server->async_accept(record(accepted));
+    BOOST_TEST(wheel.pending() == 1U);  // the stream's one node
 }
 
 BOOST_AUTO_TEST_CASE(keep_alive_pings_keep_a_peer_that_answers) {
@@ -245,12 +264,17 @@ BOOST_AUTO_TEST_CASE(a_clean_close_leaves_no_verdict_and_nothing_in_the_wheel) {
 
 BOOST_AUTO_TEST_CASE(a_timeout_with_nothing_pending_is_reported_by_the_next_operation) {
     open(times(100ms, 300ms, false));
-    // No operation after the handshake: its end is seen at the handshake deadline (100), and
-    // idle counts from there (late, never early; a server that reads at once is exact).
+    outcome& first = fresh();
+    server->async_read(server_in, record(first));  // the handshake's end is seen here (t = 0)
+    settle_at(100);
+    outcome& sent = fresh();
+    client.async_write(net::buffer(std::string("hi")), record(sent));
+    settle(io);
+    BOOST_TEST(first.calls == 1);  // and no read after it: nothing pending from here
     settle_at(399);
-    BOOST_TEST(lowest().socket().is_open());
-    settle_at(400);  // silent for idle with no read pending: dropped (Beast's time_out)
-    BOOST_TEST(!lowest().socket().is_open());
+    BOOST_TEST(lowest().socket().is_open());  // not before idle after the message
+    settle_at(400 + std::chrono::duration_cast<std::chrono::milliseconds>(wheel.tick()).count());
+    BOOST_TEST(!lowest().socket().is_open());  // dropped with nothing pending (Beast's time_out)
     BOOST_TEST((idlewheel::beast::timeout_verdict(*server) == liveness_event::idle));
     outcome& late = fresh();
     server->async_read(server_in, record(late));

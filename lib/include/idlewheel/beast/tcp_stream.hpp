@@ -111,12 +111,22 @@ struct is_basic_tcp_stream : std::false_type {};
 // over, cleanly or not), the stream's WebSocket timeouts stop watching and its node leaves the
 // wheel, on the stream's executor, before the handler runs (after it the session may be
 // destroyed anywhere). Every associated characteristic is the handler's (associator below).
+// While it is pending the teardown counts as an operation of the stream (the close bound is
+// armed for it); destroyed uncalled (an io_context shut down), it tells the stream so first.
 template <class Stream, class Handler>
 class teardown_handler {
 public:
     teardown_handler(Stream& stream, Handler&& handler) : handler_(std::move(handler)), stream_(&stream) {}
+    teardown_handler(teardown_handler&& other) noexcept(std::is_nothrow_move_constructible_v<Handler>)
+        : handler_(std::move(other.handler_)), stream_(std::exchange(other.stream_, nullptr)) {}
+    teardown_handler(const teardown_handler&) = delete;
+    teardown_handler& operator=(const teardown_handler&) = delete;
+    teardown_handler& operator=(teardown_handler&&) = delete;
+    ~teardown_handler() {
+        if (stream_ != nullptr) stream_->teardown_done(/*completed=*/false);
+    }
     void operator()(boost::system::error_code ec) {
-        stream_->teardown_done();
+        std::exchange(stream_, nullptr)->teardown_done(/*completed=*/true);
         std::move(handler_)(ec);
     }
     [[nodiscard]] const Handler& handler() const noexcept { return handler_; }
@@ -740,10 +750,24 @@ private:
     template <class W, class E>
     friend void teardown(boost::beast::role_type, basic_tcp_stream<W, E>&, boost::system::error_code&);
 
-    // The WebSocket close is over (Beast's teardown completed): nothing more to watch.
-    void teardown_done() noexcept {
-        if (ws_watching()) ws_.phase = ws_ended;
-        if (pending_ == 0 && node_.pending()) node_.cancel();
+    // Beast's WebSocket teardown (the socket's shutdown, then reads until the peer's FIN)
+    // starts: it counts as an operation, and the close bound of the WebSocket timeouts, if
+    // they watch, is armed for it.
+    void teardown_begin() {
+        pending_ = static_cast<std::uint8_t>(pending_ | tearing);
+        if (!ws_watching()) return;
+        if (ws_.phase != ws_closing) ws_closing_now(elapsed(clock_type::now()));
+        if (ws_.handshake != duration::max())
+            arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
+    }
+    // It is over (`completed`), or its handler was destroyed uncalled: nothing more to watch.
+    void teardown_done(bool completed) noexcept {
+        pending_ = static_cast<std::uint8_t>(pending_ & ~tearing);
+        if (completed && ws_watching()) ws_.phase = ws_ended;
+        if (pending_ == 0) {
+            if (node_.pending()) node_.cancel();
+            armed_at_ = time_point::max();
+        }
     }
 
     // The moved-from side of a move: no operation may be pending; the node leaves the wheel
@@ -761,6 +785,7 @@ private:
     }
 
     static constexpr std::uint8_t reading = 1, writing = 2;
+    static constexpr std::uint8_t tearing = 8;  // in pending_: Beast's WebSocket teardown is under way
     static constexpr std::uint8_t own_write = 4;  // in a handler's ops: a write of the WebSocket timeouts' ping
 
     static Wheel& wheel_of(const executor_type& ex);
@@ -959,7 +984,7 @@ template <class Wheel, class Executor>
 void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec) {
     using boost::beast::websocket::teardown;
     teardown(role, stream.socket(), ec);
-    stream.teardown_done();
+    stream.teardown_done(/*completed=*/true);
 }
 
 /// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline of its
@@ -973,6 +998,7 @@ void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Execut
                     TeardownHandler&& handler) {
     using boost::beast::websocket::async_teardown;
     using handler_type = std::decay_t<TeardownHandler>;
+    stream.teardown_begin();
     async_teardown(role, stream.socket(),
                    detail::teardown_handler<basic_tcp_stream<Wheel, Executor>, handler_type>(
                        stream, handler_type(std::forward<TeardownHandler>(handler))));

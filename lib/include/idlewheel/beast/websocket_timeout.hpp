@@ -82,7 +82,12 @@ auto& timed_layer(WebSocket& ws) noexcept {
  *    within it, counted from this call (Beast counts from the start of the handshake
  *    operation: call this right before it, as Beast's examples do); also the bound of the
  *    closing handshake, from the moment Beast starts it (our close frame, or the answer to
- *    the peer's) to the socket's close.
+ *    the peer's) to the end of its teardown. The end of the handshake is seen at the stream's
+ *    next operation (a server reads at once); idleness counts from then.
+ *  - a stream with no operation pending during the handshake, or after the connection ended
+ *    (an error, a drop, the teardown of a close), is in no wheel: the session may be
+ *    destroyed on any thread, as Beast's listener may do; an open stream with nothing pending
+ *    stays in its wheel (Beast's timer runs between operations too).
  *  - idle_timeout with keep_alive_pings: when no byte has come from the peer for
  *    idle_timeout / 2, a ping is sent; when no byte comes for idle_timeout / 2 more, the
  *    connection is dropped. A peer that answers pings is never dropped (as with Beast).

@@ -84,7 +84,13 @@ void basic_tcp_stream<Wheel, Executor>::finish(std::uint8_t ops, boost::system::
             ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
         }
     }
-    if (pending_ == 0 && !ws_watching()) {
+    // With nothing pending the node leaves the wheel, so that the stream may be destroyed on
+    // any thread (Beast's listener may drop a session's last reference). While the WebSocket
+    // timeouts watch an open or closing stream it stays (a WebSocket keeps a read pending, and
+    // Beast's timer runs between operations too); during the handshake it leaves as well
+    // (Beast may end a handshake itself, a refused upgrade, with nothing failing here) and the
+    // next operation puts it back.
+    if (pending_ == 0 && (!ws_watching() || ws_.phase == ws_handshake)) {
         if (node_.pending()) node_.cancel();
         armed_at_ = time_point::max();
     }
@@ -170,12 +176,14 @@ void basic_tcp_stream<Wheel, Executor>::ws_start(void* ws, const detail::websock
     if (reopen) {  // set again once open: the new times apply from now
         ws_.activity = idlewheel::detail::liveness_access<Wheel>::activity_mark(*wheel_);
         if (ws_.phase == ws_closing) ws_.since = now;
+        if (const time_point next = ws_check(at_elapsed(now)); next != time_point::max())
+            arm(next, /*rearm=*/node_.pending());
     } else {
+        // The handshake's deadline enters the wheel with its first operation (ws_on_start):
+        // a stream with nothing pending stays out of the wheel.
         ws_.phase = ws_handshake;
         ws_.since = now;
     }
-    if (const time_point next = ws_check(at_elapsed(now)); next != time_point::max())
-        arm(next, /*rearm=*/node_.pending());
 }
 
 // An operation starts while the timeouts watch: the handshake is over once Beast's status is
@@ -199,6 +207,8 @@ void basic_tcp_stream<Wheel, Executor>::ws_on_start(std::uint8_t direction, std:
             ws_open_now(elapsed(clock_type::now()));
         else if (direction == writing && (ws_.flags & both) == both)
             ws_closing_now(elapsed(clock_type::now()));
+        else if (ws_.handshake != duration::max())  // the handshake's deadline, back in the wheel if it left
+            arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
     } else if (ws_.phase == ws_open) {
         if (direction == writing && !open) ws_closing_now(elapsed(clock_type::now()));
     } else if (open) {  // closing, yet open: the guess above was a handshake write after all
