@@ -175,10 +175,12 @@ async def main(port):
     named += [(f"churn {i}", churn(port, i, stats, until)) for i in range(8)]
     for name, r in await clients.failed_tasks(named):
         check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
+    pings = seen.pop("pings answered")
+    print(f"pong clients: {pings} pings answered each", flush=True)
     for what, values in seen.items():
         if values:
-            print(f"{what}: {len(values)}, {min(values):.3f} .. {max(values):.3f}", flush=True)
-    check(all(n >= 2 for n in seen["pings answered"]), f"pong: fewer than 2 pings in 2.5 IDLE: {seen['pings answered']}")
+            print(f"{what}: {len(values)} after {min(values):.3f} .. {max(values):.3f} s", flush=True)
+    check(all(n >= 2 for n in pings), f"pong: fewer than 2 pings in 2.5 IDLE: {pings}")
     print(f"churn: {stats}", flush=True)
     check(stats["echoed"] >= 30, f"churn: only {stats['echoed']} echoed sessions")
 
