@@ -26,15 +26,18 @@ The server under test (every wait bounded unless said; the process always stoppe
                              slack = 2 s + seconds, an upper-bound allowance only).
   start_announcing(argv, skip_noise=False)
                              an example server printing "listening on port N" first: Popen with
-                             stdout and stderr piped (text) and server_env(); returns
+                             stdout piped (text), stderr to a temporary file (a pipe nobody
+                             reads during the run fills up, and a server writing an error line
+                             per connection then blocks in write(2): Beast's coroutine examples
+                             do), and server_env(); returns
                              (proc, port), port None (after printing "server did not start: ...")
                              if the first line is not that. No timeout of its own: readline waits
                              for the line or EOF, bounded by ctest's TIMEOUT. skip_noise: lines
                              before it are skipped (a debugger's own).
   stop_by_sigterm(proc, timeout=30)
                              SIGTERM by PID if it still runs, then collects it: (exit status,
-                             stderr text or None); after `timeout` s it is killed and the status
-                             is None.
+                             stderr text or None: start_announcing's file, or the pipe);
+                             after `timeout` s it is killed and the status is None.
   Tally.check_stderr_clean(err)
                              one failed check if the server's stderr has a sanitizer report, a
                              runtime error or an "idlewheel:" line (its last 6000 characters
@@ -136,6 +139,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 LOOPBACK = "127.0.0.1"
@@ -203,13 +207,28 @@ def server_env():
 ANNOUNCEMENT = "listening on port "
 
 
+def _stderr_text(proc, err):
+    errfile = getattr(proc, "stderr_file", None)
+    if err is None and errfile is not None:
+        errfile.seek(0)
+        err = errfile.read()
+        errfile.close()
+    return err
+
+
 def start_announcing(argv, skip_noise=False):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(), text=True)
+    errfile = tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errfile, env=server_env(), text=True)
+    proc.stderr_file = errfile
     line = proc.stdout.readline()
     while line and not line.startswith(ANNOUNCEMENT) and skip_noise:
         line = proc.stdout.readline()
     if not line.startswith(ANNOUNCEMENT):
-        print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+        if proc.poll() is not None:
+            errfile.seek(0)
+            print("server did not start:", line, errfile.read(), flush=True)
+        else:
+            print("server did not start:", line, flush=True)
         return proc, None
     return proc, int(line.split()[-1])
 
@@ -219,11 +238,11 @@ def stop_by_sigterm(proc, timeout=30):
         os.kill(proc.pid, signal.SIGTERM)
     try:
         _, err = proc.communicate(timeout=timeout)
-        return proc.returncode, err
+        return proc.returncode, _stderr_text(proc, err)
     except subprocess.TimeoutExpired:
         proc.kill()
         _, err = proc.communicate()
-        return None, err
+        return None, _stderr_text(proc, err)
 
 
 def start_demo_server(argv, stderr_file, timeout, need=("http",)):
