@@ -5,7 +5,16 @@ on one port, HTTP and WebSocket, one io_context on N threads, a strand per conne
 timeouts, Beast's HTTP expiries and Beast's WebSocket timeouts, on an idlewheel::wheel_pool:
 the WebSocket ones set with idlewheel::beast::set_option(ws, timeout)).
 
-    advanced_server_flex_check.py SERVER THREADS [T_MS]
+    advanced_server_flex_check.py SERVER THREADS [T_MS [--one-request-per-connection]]
+
+--one-request-per-connection: for examples/advanced_server_flex_awaitable (Beast 1.81's
+coroutine flex server, converted, and Beast's own file): as Beast wrote it, its HTTP path reuses
+one request parser for every request of a connection and sets one expiry for the whole
+connection (at its start, never renewed). Measured with Beast's own file: a second request on a
+keep-alive connection is answered "400 Illegal request-target", and the connection is cut T
+after its start whatever it does. So in this mode the HTTP keep-alive clients (active, idle) are
+left out, HTTP is one request with Connection: close (the churn), and every other check is run
+as it is (the silent and slowloris cuts are measured from before the connect already).
 
 Makes a throwaway certificate and key (clients.make_certificate: openssl req -x509 -newkey
 rsa:2048 -nodes -days 1, CN and subjectAltName 127.0.0.1) and a doc_root with one file in a temporary directory, starts
@@ -49,6 +58,9 @@ import websockets
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import clients  # noqa: E402
 
+ONE_REQUEST_PER_CONNECTION = "--one-request-per-connection" in sys.argv
+if ONE_REQUEST_PER_CONNECTION:
+    sys.argv.remove("--one-request-per-connection")
 SERVER, THREADS, T, SLACK = clients.example_args(1.0)  # SLACK: upper bounds only (a loaded 2-core machine, TSan)
 BODY = b"<html>idlewheel flex</html>\n"
 seen = {}  # kind -> (min, max) of the cut times measured, for the report
@@ -253,8 +265,9 @@ async def main(port):
     until = time.monotonic() + 2.5 * T
     named = []
     for tls in (False, True):
-        named += [(f"{name(tls)} active {i}", http_active(port, tls, i)) for i in range(4)]
-        named += [(f"{name(tls)} idle {i}", http_idle(port, tls, i)) for i in range(4)]
+        if not ONE_REQUEST_PER_CONNECTION:
+            named += [(f"{name(tls)} active {i}", http_active(port, tls, i)) for i in range(4)]
+            named += [(f"{name(tls)} idle {i}", http_idle(port, tls, i)) for i in range(4)]
         named += [(f"{name(tls)} slowloris {i}", slowloris(port, tls, i)) for i in range(3)]
         named += [(f"ws active {tls} {i}", ws_active(port, tls, i)) for i in range(4)]
         named += [(f"ws reading {tls} {i}", ws_reading(port, tls, i)) for i in range(4)]
