@@ -16,8 +16,7 @@
 // main, reached through a pointer at namespace scope so that Beast's listener keeps its
 // constructor; its ioc_ is then unused), and a shard's strand for each connection
 // (pool.next() where Beast calls net::make_strand(ioc)), on which the stream finds its wheel.
-// A session may be destroyed on any thread: with no operation pending the stream is in no
-// wheel. Everything else is Beast's example (in this repository's layout), but for a listener
+// Everything else is Beast's example (in this repository's layout), but for a listener
 // that stops when its acceptor is closed, plus the marked `// test` lines: optional short
 // times and a printed port, so that tests/example_checks/ can drive it.
 //

@@ -18,8 +18,7 @@
 // main, reached through a pointer at namespace scope so that Beast's listener keeps its
 // constructor; its ioc_ is then unused), and a shard's strand for each connection
 // (pool.next() where Beast calls net::make_strand(ioc_)), on which the stream finds its wheel.
-// A session may be destroyed on any thread: with no operation pending the stream is in no
-// wheel. Everything else is Beast's example (in this repository's layout, not Beast's), but for
+// Everything else is Beast's example (in this repository's layout, not Beast's), but for
 // two commented returns (on_read returns after a read error, where Beast's falls through to the
 // echo; the listener stops only when its acceptor is closed), plus the marked `// test` lines
 // (optional short times and a printed port, so that tests/example_checks/ can drive it), `// tls`
