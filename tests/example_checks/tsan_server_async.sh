@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# examples/websocket_server_async (one io_context on N threads, a strand per session, liveness
-# on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
+# examples/websocket_server_async (one io_context on N threads, a strand per session, Beast's
+# WebSocket timeouts on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
 # threads (more than this machine's 2 cores) and with 2; examples/websocket_server_async_ssl
 # (the same over TLS, its stream on idlewheel::beast::tcp_stream) driven by
 # server_async_ssl_check.py with 2 threads; test_wheel_pool (the pool on an io_context run
@@ -15,8 +15,8 @@
 # Also examples/advanced_server_flex (plain and TLS, HTTP and WebSocket), built in the same call and
 # checked by advanced_server_flex_check.py at 2 threads; and the C++20-coroutine conversions
 # (examples/http_server_awaitable, websocket_server_awaitable and advanced_server_flex_awaitable,
-# each session a coroutine on a shard's strand), each checked
-# once at 2 threads by the check of its async counterpart.
+# each session a coroutine on a shard's strand), each checked once at 2 threads by the check of
+# its async counterpart.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
