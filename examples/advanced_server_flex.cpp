@@ -6,49 +6,49 @@
 // Beast's flagship example, example/advanced/server-flex/advanced_server_flex.cpp (the same file
 // in every Boost.Beast release from 1.86 to 1.92.0.beta1): plain and TLS on one port (detected
 // with async_detect_ssl), HTTP and WebSocket, CRTP sessions, ONE io_context run by N threads and
-// a strand per connection. Its timeouts are idlewheel's:
-//  - every beast::tcp_stream is an idlewheel::beast::tcp_stream (the two namespace lines below
-//    make `beast::tcp_stream` name it): Beast's expires_after() logic is kept as it is, its
-//    deadlines now on the timing wheel of the connection's strand;
-//  - the strand per connection is a shard's of an idlewheel::wheel_pool (pool.next() where Beast
-//    calls net::make_strand(ioc)), registered with use_wheel_pool(), so that each stream finds
-//    its shard's wheel from its executor;
-//  - our stream does not move (the wheel points into it): the plain sessions are built from
-//    stream.release_socket(), and the TLS stream is an idlewheel::beast::ssl_stream (the `ssl`
-//    namespace below makes `ssl::stream` name it), which holds net::ssl::stream on the heap and
-//    so moves: net::ssl::stream<tcp_stream> holds its next layer by value and would need a
-//    movable tcp_stream (so does beast::ssl_stream from Boost 1.86 on);
+// a strand per connection. Its timeouts are Beast's, on the timing wheels of an
+// idlewheel::wheel_pool instead of steady_timers per connection:
+//  - every beast::tcp_stream is an idlewheel::beast::tcp_stream (the namespace line below makes
+//    `beast::tcp_stream` name it): Beast's expires_after() logic is kept as it is, its deadlines
+//    now on the timing wheel of the connection's strand. The stream moves as Beast's does (with
+//    no operation pending, keeping its expiries): the detector hands it to the HTTP session, the
+//    HTTP session to the WebSocket session, and net::ssl::stream<beast::tcp_stream> moves with
+//    it, all as in Beast's code;
+//  - the strand per connection is a shard's of the pool (pool.next() where Beast calls
+//    net::make_strand(ioc)), registered with use_wheel_pool(), so that each stream finds its
+//    shard's wheel from its executor;
+//  - where the WebSocket sessions call ws.set_option(websocket::stream_base::timeout::suggested(
+//    beast::role_type::server)), they call idlewheel::beast::set_option(ws, ...) with the same
+//    argument (idlewheel/beast/websocket_timeout.hpp): the handshake deadline, keep-alive pings
+//    after idle_timeout / 2 of silence, a drop when idle_timeout / 2 more pass with no byte from
+//    the peer, a bound on the close handshake; the pending operation ends with
+//    beast::error::timeout, as with Beast, so no handler changes;
 //  - Beast's listener keeps its make_shared<...>(...)->run(): a session may end on its strand
 //    before the listener's thread drops its reference, which the stream allows (with no
 //    operation pending it is in no wheel, and may be destroyed on any thread);
-//  - the WebSocket sessions keep Beast's timeout::suggested line, and an
-//    idlewheel::beast::websocket_liveness started right before async_accept turns it off and
-//    replaces it (handshake deadline, idle close 1000 "idle timeout", pings when quiet, a dead
-//    peer dropped, a deadline on the close handshake), one config per session type and shard.
-//    Every reference to a WebSocket session is dropped on its strand (the HTTP session makes it
-//    there), so a failed write needs no live_.stop(): the liveness is destroyed with the session;
 //  - Beast ends by returning from main: the pool goes first (destroying a wheel takes every
 //    entry out of it), then the io_context destroys the operations still pending, uncalled, and
 //    the sessions with them; each tcp_stream is told its operations were abandoned, so nothing
 //    touches a wheel and the lifetime check stays quiet.
-// The conversion is the lines marked `// idlewheel` (a test counts them). The lines marked
-// `// cert` load the certificate and key from files (Beast's example/common/server_certificate.hpp
-// embeds a key, which we do not ship); `// fix` sets the write expiry before each response, as
-// Beast issue 2865 advises (Beast's example times out every response after the first 30 s of a
-// keep-alive connection); `// test` lets tests/example_checks/ drive it; `// warnings` keeps
-// -Wsign-conversion quiet.
+// The conversion is the lines marked `// idlewheel` (a test counts them): the include, the
+// namespace line, the pool (made and registered in main, reached through a pointer at namespace
+// scope so that Beast's listener keeps its constructor), the set_option line and a shard's
+// strand for each connection. The lines marked `// cert` load the certificate and key from
+// files (Beast's example/common/server_certificate.hpp embeds a key, which we do not ship);
+// `// fix` sets the write expiry before each response, as Beast issue 2865 advises (Beast's
+// example times out every response after the first 30 s of a keep-alive connection); `// test`
+// lets tests/example_checks/ drive it; `// warnings` keeps -Wsign-conversion quiet.
 //
 //     advanced_server_flex <address> <port> <doc_root> <threads> <cert.pem> <key.pem> [<timeout-ms>]
 //
 // <cert.pem>, <key.pem>: the server's certificate (chain) and private key, PEM; e.g.
 //     openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout key.pem -out cert.pem
 // <timeout-ms> (test): replaces Beast's 30 s HTTP expiry (detect, TLS handshake, each request,
-// TLS shutdown) and is the WebSocket idle timeout (default 30 000); the WebSocket handshake and
-// close deadlines are half of it, pings go out after a third of it of silence and must be
-// answered within a third. <port> 0 picks a free port; the port is printed (test).
-#include <idlewheel/beast/tcp_stream.hpp>          // idlewheel
-#include <idlewheel/beast/ssl_stream.hpp>          // idlewheel
-#include <idlewheel/beast/websocket_liveness.hpp>  // idlewheel
+// TLS shutdown), and the WebSocket timeouts are websocket::stream_base::timeout{<timeout-ms> / 2,
+// <timeout-ms>, true} instead of timeout::suggested(server) (handshake 30 s, idle 300 s, pings
+// on): a ping goes out after half of it of silence, and the peer is dropped if nothing comes
+// back in the other half. <port> 0 picks a free port; the port is printed (test).
+#include <idlewheel/beast/websocket_timeout.hpp>  // idlewheel: set_option(ws, timeout), tcp_stream, wheel_pool
 
 #include <algorithm>
 #include <boost/asio/bind_executor.hpp>
@@ -67,7 +67,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <queue>
 #include <string>
 #include <thread>
@@ -78,9 +77,10 @@ namespace beast { using namespace boost::beast; using idlewheel::beast::tcp_stre
 namespace http = beast::http;            // from <boost/beast/http.hpp>
 namespace websocket = beast::websocket;  // from <boost/beast/websocket.hpp>
 namespace net = boost::asio;             // from <boost/asio.hpp>
-namespace ssl { using namespace boost::asio::ssl; template <class Next> using stream = idlewheel::beast::ssl_stream<Next>; }  // idlewheel: movable
+namespace ssl = boost::asio::ssl;        // from <boost/asio/ssl.hpp>
 // clang-format on
 using tcp = boost::asio::ip::tcp;  // from <boost/asio/ip/tcp.hpp>
+idlewheel::wheel_pool* wheels = nullptr;  // idlewheel: the pool main() makes, where Beast's listener makes strands
 
 std::chrono::milliseconds timeout{30'000};  // test: Beast's 30 s, or <timeout-ms>
 
@@ -251,28 +251,26 @@ void fail(beast::error_code ec, char const* what) {
 // Echoes back all received WebSocket messages.
 // This uses the Curiously Recurring Template Pattern so that
 // the same code works with both SSL streams and regular sockets.
-template <class Derived, class Ws = websocket::stream<beast::tcp_stream>>  // idlewheel: Ws for the liveness
+template <class Derived>
 class websocket_session {
     // Access the derived class, this is part of
     // the Curiously Recurring Template Pattern idiom.
     Derived& derived() { return static_cast<Derived&>(*this); }
 
     beast::flat_buffer buffer_;
-    std::optional<idlewheel::beast::websocket_liveness<Derived, Ws>> live_;  // idlewheel: made on the strand
 
     // Start the asynchronous operation
     template <class Body, class Allocator>
     void do_accept(http::request<Body, http::basic_fields<Allocator>> req) {
         // Set suggested timeout settings for the websocket
-        derived().ws().set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+        idlewheel::beast::set_option(derived().ws(), websocket::stream_base::timeout::suggested(beast::role_type::server));  // idlewheel: was derived().ws().set_option(...)
+        if (timeout != std::chrono::seconds(30)) idlewheel::beast::set_option(derived().ws(), websocket::stream_base::timeout{timeout / 2, timeout, true});  // test: <timeout-ms>
 
         // Set a decorator to change the Server of the handshake
         derived().ws().set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
             res.set(http::field::server, std::string(BOOST_BEAST_VERSION_STRING) + " advanced-server-flex");
         }));
 
-        // The liveness on the wheel of the session's strand: the handshake deadline runs from now
-        live_.emplace(configs->of(derived().ws().get_executor()), derived(), derived().ws()).start();  // idlewheel
         // Accept the websocket handshake
         derived().ws().async_accept(
             req, beast::bind_front_handler(&websocket_session::on_accept, derived().shared_from_this()));
@@ -280,7 +278,7 @@ class websocket_session {
 
 private:
     void on_accept(beast::error_code ec) {
-        if (!live_->accepted(ec)) return fail(ec, "accept");  // idlewheel: or past the handshake deadline
+        if (ec) return fail(ec, "accept");
 
         // Read a message
         do_read();
@@ -294,8 +292,6 @@ private:
 
     void on_read(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
-
-        if (!live_->on_read(ec) && !ec) return;  // idlewheel: a store (on an error: stopped); false while closing
 
         // This indicates that the websocket_session was closed
         if (ec == websocket::error::closed) return;
@@ -311,8 +307,6 @@ private:
     void on_write(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
-        // (No live_.stop(): every reference to the session is dropped on its strand, where its
-        // liveness is destroyed with it.)
         if (ec) return fail(ec, "write");
 
         // Clear the buffer
@@ -323,9 +317,6 @@ private:
     }
 
 public:
-    // One per shard of the pool, made in main
-    static inline std::optional<idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<Derived, Ws>>> configs;  // idlewheel
-
     // Start the asynchronous operation
     template <class Body, class Allocator>
     void run(http::request<Body, http::basic_fields<Allocator>> req) {
@@ -343,7 +334,7 @@ class plain_websocket_session : public websocket_session<plain_websocket_session
 
 public:
     // Create the session
-    explicit plain_websocket_session(tcp::socket&& stream) : ws_(std::move(stream)) {}  // idlewheel: the socket
+    explicit plain_websocket_session(beast::tcp_stream&& stream) : ws_(std::move(stream)) {}
 
     // Called by the base class
     websocket::stream<beast::tcp_stream>& ws() { return ws_; }
@@ -353,7 +344,7 @@ public:
 
 // Handles an SSL WebSocket connection
 class ssl_websocket_session
-    : public websocket_session<ssl_websocket_session, websocket::stream<ssl::stream<beast::tcp_stream>>>,  // idlewheel
+    : public websocket_session<ssl_websocket_session>,
       public std::enable_shared_from_this<ssl_websocket_session> {
     websocket::stream<ssl::stream<beast::tcp_stream>> ws_;
 
@@ -368,7 +359,7 @@ public:
 //------------------------------------------------------------------------------
 
 template <class Body, class Allocator>
-void make_websocket_session(tcp::socket stream, http::request<Body, http::basic_fields<Allocator>> req) {  // idlewheel
+void make_websocket_session(beast::tcp_stream stream, http::request<Body, http::basic_fields<Allocator>> req) {
     std::make_shared<plain_websocket_session>(std::move(stream))->run(std::move(req));
 }
 
@@ -504,7 +495,7 @@ public:
     plain_http_session(beast::tcp_stream&& stream, beast::flat_buffer&& buffer,
                        std::shared_ptr<std::string const> const& doc_root)
         : http_session<plain_http_session>(std::move(buffer), doc_root),
-          stream_(stream.release_socket()) {}  // idlewheel: it does not move
+          stream_(std::move(stream)) {}
 
     // Start the session
     void run() { this->do_read(); }
@@ -513,7 +504,7 @@ public:
     beast::tcp_stream& stream() { return stream_; }
 
     // Called by the base class
-    tcp::socket release_stream() { return stream_.release_socket(); }  // idlewheel: for the WebSocket session
+    beast::tcp_stream release_stream() { return std::move(stream_); }
 
     // Called by the base class
     void do_eof() {
@@ -536,7 +527,7 @@ public:
     ssl_http_session(beast::tcp_stream&& stream, ssl::context& ctx, beast::flat_buffer&& buffer,
                      std::shared_ptr<std::string const> const& doc_root)
         : http_session<ssl_http_session>(std::move(buffer), doc_root),
-          stream_(stream.release_socket(), ctx) {}  // idlewheel: it does not move
+          stream_(std::move(stream), ctx) {}
 
     // Start the session
     void run() {
@@ -675,7 +666,7 @@ public:
 private:
     void do_accept() {
         // The new connection gets its own strand: a shard's, the strand of its wheel
-        acceptor_.async_accept(plain_websocket_session::configs->pool().next().get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this()));  // idlewheel
+        acceptor_.async_accept(wheels->next().get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this()));  // idlewheel: was net::make_strand(ioc_)
     }
 
     void on_accept(beast::error_code ec, tcp::socket socket) {
@@ -712,12 +703,8 @@ int main(int argc, char* argv[]) {
     net::io_context ioc{threads};
 
     // The strands of the connections, each with its timing wheel (4 per hardware thread); the
-    // streams built on them find their wheel; the WebSocket liveness configs, one per shard
-    idlewheel::wheel_pool pool(ioc);              // idlewheel
-    idlewheel::beast::use_wheel_pool(ioc, pool);  // idlewheel
-    const idlewheel::session_liveness_options options{.handshake_timeout = timeout / 2, .idle_timeout = timeout, .ping_interval = timeout / 3, .pong_timeout = timeout / 3, .close_timeout = timeout / 2};  // idlewheel
-    plain_websocket_session::configs.emplace(pool, options);  // idlewheel
-    ssl_websocket_session::configs.emplace(pool, options);    // idlewheel
+    // streams built on them find their wheel
+    idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool); wheels = &pool;  // idlewheel
 
     // The SSL context is required, and holds certificates
     ssl::context ctx{ssl::context::tlsv12};

@@ -2,28 +2,32 @@
 //
 // Beast's asynchronous WebSocket echo server (example/websocket/server/async in Boost.Beast),
 // with its threading kept: ONE io_context run by N threads, a strand per session. Its timeouts
-// are idlewheel's: per session one websocket_liveness (handshake deadline, idle close 1000
-// "idle timeout", ping when quiet, drop a dead peer, a deadline on the close handshake) on
-// the wheel of the session's strand, from an idlewheel::wheel_pool. Beast's own timeouts are
-// turned off by the liveness object.
+// are Beast's, on an idlewheel::wheel_pool instead of a steady_timer per connection: the
+// stream is websocket::stream<idlewheel::beast::tcp_stream>, and where Beast calls
+// ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server)) the
+// example calls idlewheel::beast::set_option(ws_, ...) with the same argument
+// (idlewheel/beast/websocket_timeout.hpp): the handshake deadline, keep-alive pings after
+// idle_timeout / 2 of silence, a drop when idle_timeout / 2 more pass with no byte from the
+// peer, a bound on the close handshake; the pending operation ends with beast::error::timeout,
+// as with Beast, so no handler changes.
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
-// them): the session gets its strand from the pool (pool.next() where Beast calls
-// net::make_strand(ioc)) and, through the accept handler, that shard's liveness config (on
-// the wheel of that strand): nothing looks the shard up again from an executor. Every way a
-// session ends stops its liveness on the session's strand (accepted() and on_read() do it on
-// an error; a failed write calls stop()): the listener's own reference to a new session is
-// dropped on the listener's thread and can be the last one, and a session may be destroyed
-// off its strand only once its liveness is stopped (docs/threading.md). Everything else is Beast's
-// example, plus the marked `// test` lines: optional short times and a printed port, so that
-// tests/example_checks/ can drive it.
+// them): the include, the stream's type, the set_option line, the pool (made and registered in
+// main, reached through a pointer at namespace scope so that Beast's listener keeps its
+// constructor; its ioc_ is then unused), and a shard's strand for each connection
+// (pool.next() where Beast calls net::make_strand(ioc)), on which the stream finds its wheel.
+// Everything else is Beast's example (in this repository's layout), but for a listener
+// that stops when its acceptor is closed, plus the marked `// test` lines: optional short
+// times and a printed port, so that tests/example_checks/ can drive it.
 //
 //     websocket_server_async <address> <port> <threads> [<idle-ms>]
 //
-// <idle-ms> (test): idle timeout in ms (default 60 000); the handshake deadline is half of
-// it, pings go out after a third of it of silence and must be answered within a third.
+// <idle-ms> (test): instead of timeout::suggested(server) (handshake 30 s, idle 300 s, pings
+// on), websocket::stream_base::timeout{<idle-ms> / 2, <idle-ms>, true}: the handshake deadline
+// is half of it, a ping goes out after half of it of silence, and the peer is dropped if
+// nothing comes back in the other half.
 
-#include <idlewheel/beast.hpp>  // idlewheel: websocket_liveness, and wheel_pool / per_shard (with tcp_stream)
+#include <idlewheel/beast/websocket_timeout.hpp>  // idlewheel: set_option(ws, timeout), tcp_stream, wheel_pool
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/strand.hpp>
@@ -46,7 +50,8 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = boost::asio::ip::tcp;
-using liveness_configs = idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<class session, websocket::stream<beast::tcp_stream>>>;  // idlewheel
+idlewheel::wheel_pool* wheels = nullptr;  // idlewheel: the pool main() makes, where Beast's listener makes strands
+std::chrono::milliseconds test_idle{0};  // test: <idle-ms>, or 0 for Beast's suggested timeouts
 
 // Report a failure
 void fail(beast::error_code ec, char const* what) {
@@ -55,39 +60,38 @@ void fail(beast::error_code ec, char const* what) {
 
 // Echoes back all received WebSocket messages
 class session : public std::enable_shared_from_this<session> {
-    websocket::stream<beast::tcp_stream> ws_;
+    websocket::stream<idlewheel::beast::tcp_stream> ws_;  // idlewheel: was websocket::stream<beast::tcp_stream>
     beast::flat_buffer buffer_;
-    idlewheel::beast::websocket_liveness<session, websocket::stream<beast::tcp_stream>> live_;  // idlewheel: 64 bytes
 
 public:
-    // Take ownership of the socket (built on a shard's strand) and that shard's config, both from the accept
-    session(tcp::socket&& socket, const liveness_configs::value_type& config) : ws_(std::move(socket)), live_(config, *this, ws_) {}  // idlewheel
+    // Take ownership of the socket
+    explicit session(tcp::socket&& socket) : ws_(std::move(socket)) {}
 
     // Get on the correct executor
     void run() {
         // We need to be executing within a strand to perform async operations on the I/O
-        // objects in this session (and on its wheel).
+        // objects in this session. Although not strictly necessary for single-threaded
+        // contexts, this example code is written to be thread-safe by default.
         net::dispatch(ws_.get_executor(), beast::bind_front_handler(&session::on_run, shared_from_this()));
     }
 
     // Start the asynchronous operation
     void on_run() {
         // Set suggested timeout settings for the websocket
-        ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+        idlewheel::beast::set_option(ws_, websocket::stream_base::timeout::suggested(beast::role_type::server));  // idlewheel: was ws_.set_option(...)
+        if (test_idle.count() != 0) idlewheel::beast::set_option(ws_, websocket::stream_base::timeout{test_idle / 2, test_idle, true});  // test
 
         // Set a decorator to change the Server of the handshake
         ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
             res.set(http::field::server, std::string(BOOST_BEAST_VERSION_STRING) + " websocket-server-async");
         }));
 
-        live_.start();  // idlewheel: the handshake deadline from now; Beast's timeouts off
         // Accept the websocket handshake
         ws_.async_accept(beast::bind_front_handler(&session::on_accept, shared_from_this()));
     }
 
     void on_accept(beast::error_code ec) {
-        if (!live_.accepted(ec))  // idlewheel: failed, or past the handshake deadline
-            return fail(ec, "accept");
+        if (ec) return fail(ec, "accept");
 
         // Read a message
         do_read();
@@ -100,8 +104,6 @@ public:
 
     void on_read(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
-
-        if (!live_.on_read(ec) && !ec) return;  // idlewheel: a store (on an error: stopped); false while closing
 
         // This indicates that the session was closed
         if (ec == websocket::error::closed) return;
@@ -116,7 +118,7 @@ public:
     void on_write(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
-        if (ec) return live_.stop(), fail(ec, "write");  // idlewheel: every end of a session stops it, on its strand
+        if (ec) return fail(ec, "write");
 
         // Clear the buffer
         buffer_.consume(buffer_.size());
@@ -130,11 +132,11 @@ public:
 
 // Accepts incoming connections and launches the sessions
 class listener : public std::enable_shared_from_this<listener> {
-    liveness_configs& configs_;  // idlewheel: where Beast keeps the io_context for make_strand
+    net::io_context& ioc_;
     tcp::acceptor acceptor_;
 
 public:
-    listener(net::io_context& ioc, liveness_configs& configs, tcp::endpoint endpoint) : configs_(configs), acceptor_(ioc) {  // idlewheel
+    listener(net::io_context& ioc, tcp::endpoint endpoint) : ioc_(ioc), acceptor_(ioc) {
         beast::error_code ec;
 
         // Open the acceptor
@@ -172,20 +174,17 @@ public:
 
 private:
     void do_accept() {
-        // The new connection gets its own strand: a shard's, the strand of its wheel; the
-        // handler carries that shard's config to the session
-        auto& shard = configs_.pool().next();  // idlewheel
-        acceptor_.async_accept(shard.get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this(), &configs_[shard]));  // idlewheel
+        // The new connection gets its own strand
+        acceptor_.async_accept(wheels->next().get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this()));  // idlewheel: was net::make_strand(ioc_)
     }
 
-    void on_accept(const liveness_configs::value_type* config, beast::error_code ec, tcp::socket socket) {  // idlewheel
+    void on_accept(beast::error_code ec, tcp::socket socket) {
         if (ec) {
             fail(ec, "accept");
-            if (ec == net::error::operation_aborted) return;  // closed (Beast's example stops at any error: a
-                                                              // peer reset before accept would end the server)
+            if (ec == net::error::operation_aborted) return;  // the acceptor was closed
         } else {
             // Create the session and run it
-            std::make_shared<session>(std::move(socket), *config)->run();  // idlewheel
+            std::make_shared<session>(std::move(socket))->run();
         }
 
         // Accept another connection
@@ -206,16 +205,14 @@ int main(int argc, char* argv[]) {
     auto const address = net::ip::make_address(argv[1]);
     auto const port = static_cast<unsigned short>(std::atoi(argv[2]));
     auto const threads = std::max<int>(1, std::atoi(argv[3]));
-    const std::chrono::milliseconds idle(argc == 5 ? std::atoi(argv[4]) : 60'000);  // test
+    if (argc == 5) test_idle = std::chrono::milliseconds(std::atoi(argv[4]));  // test
 
     // The io_context is required for all I/O
     net::io_context ioc{threads};
-
-    idlewheel::wheel_pool pool(ioc);  // idlewheel: wheels on strands, 4 per hardware thread
-    liveness_configs configs(pool, idlewheel::session_liveness_options{.handshake_timeout = idle / 2, .idle_timeout = idle, .ping_interval = idle / 3, .pong_timeout = idle / 3, .close_timeout = idle / 2});  // idlewheel
+    idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool); wheels = &pool;  // idlewheel
 
     // Create and launch a listening port
-    std::make_shared<listener>(ioc, configs, tcp::endpoint{address, port})->run();  // idlewheel
+    std::make_shared<listener>(ioc, tcp::endpoint{address, port})->run();
 
     // Run the I/O service on the requested number of threads
     std::vector<std::thread> v;

@@ -2,42 +2,38 @@
 //
 // Beast's asynchronous WebSocket SSL echo server (example/websocket/server/async-ssl in
 // Boost.Beast, as of boost-1.92.0.beta1), with its threading kept: ONE io_context run by N
-// threads, a strand per session. Its timeouts are idlewheel's: the stream is Beast's
-// websocket::stream<ssl::stream<...>> (Asio's ssl::stream, as in Beast's example) over an
-// idlewheel::beast::tcp_stream (no system timer per connection), and per session one
-// websocket_liveness on the wheel of the session's strand, from an idlewheel::wheel_pool, does
-// the rest: one handshake deadline from the TCP accept to the end of the WebSocket upgrade (the
-// TLS handshake included: handshake_step() in its handler), idle close 1000 "idle timeout",
-// ping when quiet, drop a dead peer, a deadline on the close handshake.
+// threads, a strand per session. Its timeouts are Beast's, on an idlewheel::wheel_pool instead
+// of steady_timers per connection: the stream is Beast's websocket::stream<ssl::stream<...>>
+// (Asio's ssl::stream, as in Beast's example) over an idlewheel::beast::tcp_stream, whose
+// expiry bounds the TLS handshake as Beast's does (expires_after(30 s), expires_never() after
+// it); and where Beast calls ws_.set_option(websocket::stream_base::timeout::suggested(...))
+// the example calls idlewheel::beast::set_option(ws_, ...) with the same argument
+// (idlewheel/beast/websocket_timeout.hpp): the WebSocket handshake deadline, keep-alive pings
+// after idle_timeout / 2 of silence, a drop when idle_timeout / 2 more pass with no byte from
+// the peer, a bound on the close handshake; the pending operation ends with
+// beast::error::timeout, as with Beast, so no handler changes.
 //
 // Against Beast's example, the conversion is the lines marked `// idlewheel` (a test counts
-// them). As in examples/http_server_async.cpp, the pool's per-shard liveness configs are made
-// in main and reached through a pointer at namespace scope, so that the listener's
-// constructor keeps Beast's signature (its ioc_ is then unused): each connection is accepted
-// on a pool shard's strand where Beast calls net::make_strand(ioc_), and the accept handler
-// carries that shard's config to the session's constructor (nothing looks the shard up again
-// from an executor; the stream, an idlewheel::beast::tcp_stream built with Beast's
-// constructor, finds its wheel through use_wheel_pool). Beast sets the TCP
-// stream's expiry for the TLS handshake (30 s), turns it off after, and sets
-// websocket::stream_base::timeout::suggested before async_accept; all three go: start() arms
-// the one handshake deadline at accept, and a Beast timeout set after start() would run
-// Beast's own timer beside idlewheel's (accepted() reports it: see
-// idlewheel/beast/websocket_liveness.hpp). As in examples/websocket_server_async.cpp, every
-// way a session ends stops its liveness on the session's strand. Everything else is Beast's
-// example (in this repository's layout, not Beast's), but for two commented returns (on_read
-// returns after a read error, where Beast's falls through to the echo; the listener stops
-// only when its acceptor is closed), plus the marked `// test` lines (optional short times and
-// a printed port, so that tests/example_checks/ can drive it), `// tls` lines (the certificate and
-// its key come from files: Beast's example compiles in a test certificate; no key is kept in
-// this repository) and one `// build` include.
+// them): the include, the stream's type, the set_option line, the pool (made and registered in
+// main, reached through a pointer at namespace scope so that Beast's listener keeps its
+// constructor; its ioc_ is then unused), and a shard's strand for each connection
+// (pool.next() where Beast calls net::make_strand(ioc_)), on which the stream finds its wheel.
+// Everything else is Beast's example (in this repository's layout, not Beast's), but for
+// two commented returns (on_read returns after a read error, where Beast's falls through to the
+// echo; the listener stops only when its acceptor is closed), plus the marked `// test` lines
+// (optional short times and a printed port, so that tests/example_checks/ can drive it), `// tls`
+// lines (the certificate and its key come from files: Beast's example compiles in a test
+// certificate; no key is kept in this repository) and one `// build` include.
 //
 //     websocket_server_async_ssl <address> <port> <threads> <cert.pem> <key.pem> [<idle-ms>]
 //
-// <idle-ms> (test): idle timeout in ms (default 60 000); the handshake deadline is half of
-// it, pings go out after a third of it of silence and must be answered within a third.
+// <idle-ms> (test): the TLS handshake's expiry is <idle-ms> / 2 instead of 30 s, and instead of
+// timeout::suggested(server) (handshake 30 s, idle 300 s, pings on) the WebSocket timeouts are
+// websocket::stream_base::timeout{<idle-ms> / 2, <idle-ms>, true}: the upgrade must come within
+// half of it after TLS, a ping goes out after half of it of silence, and the peer is dropped if
+// nothing comes back in the other half.
 
-#include <idlewheel/beast/tcp_stream.hpp>          // idlewheel
-#include <idlewheel/beast/websocket_liveness.hpp>  // idlewheel
+#include <idlewheel/beast/websocket_timeout.hpp>  // idlewheel: set_option(ws, timeout), tcp_stream, wheel_pool
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ssl.hpp>
@@ -64,8 +60,8 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
-using liveness_configs = idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<class session, websocket::stream<ssl::stream<idlewheel::beast::tcp_stream>>>>;  // idlewheel
-liveness_configs* configs = nullptr;  // idlewheel: one per pool shard, made in main; Beast's listener stays as it is
+idlewheel::wheel_pool* wheels = nullptr;  // idlewheel: the pool main() makes, where Beast's listener makes strands
+std::chrono::milliseconds test_idle{0};  // test: <idle-ms>, or 0 for Beast's times
 
 // Report a failure
 void fail(beast::error_code ec, char const* what) {
@@ -74,24 +70,26 @@ void fail(beast::error_code ec, char const* what) {
 
 // Echoes back all received WebSocket messages
 class session : public std::enable_shared_from_this<session> {
-    websocket::stream<ssl::stream<idlewheel::beast::tcp_stream>> ws_;  // idlewheel: no timer in the stream
+    websocket::stream<ssl::stream<idlewheel::beast::tcp_stream>> ws_;  // idlewheel: the TCP stream was beast::tcp_stream
     beast::flat_buffer buffer_;
-    idlewheel::beast::websocket_liveness<session, decltype(ws_)> live_;  // idlewheel
 
 public:
-    // Take ownership of the socket (built on a shard's strand) and that shard's config, both from the accept
-    session(tcp::socket&& socket, ssl::context& ctx, const liveness_configs::value_type& config) : ws_(std::move(socket), ctx), live_(config, *this, ws_) {}  // idlewheel
+    // Take ownership of the socket
+    session(tcp::socket&& socket, ssl::context& ctx) : ws_(std::move(socket), ctx) {}
 
     // Get on the correct executor
     void run() {
         // We need to be executing within a strand to perform async operations on the I/O
-        // objects in this session (and on its wheel).
+        // objects in this session. Although not strictly necessary for single-threaded
+        // contexts, this example code is written to be thread-safe by default.
         net::dispatch(ws_.get_executor(), beast::bind_front_handler(&session::on_run, shared_from_this()));
     }
 
     // Start the asynchronous operation
     void on_run() {
-        live_.start();  // idlewheel: the handshake deadline from now, over TLS and the upgrade
+        // Set the timeout.
+        beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(30));
+        if (test_idle.count() != 0) beast::get_lowest_layer(ws_).expires_after(test_idle / 2);  // test
 
         // Perform the SSL handshake
         ws_.next_layer().async_handshake(ssl::stream_base::server,
@@ -99,11 +97,15 @@ public:
     }
 
     void on_handshake(beast::error_code ec) {
-        if (!live_.handshake_step(ec))  // idlewheel: failed, or past the handshake deadline
-            return fail(ec, "handshake");
+        if (ec) return fail(ec, "handshake");
 
-        // (Beast turns the tcp_stream's timeout off here and sets timeout::suggested: the
-        // liveness object does both jobs, and keeps Beast's websocket timeouts off.)
+        // Turn off the timeout on the tcp_stream, because
+        // the websocket stream has its own timeout system.
+        beast::get_lowest_layer(ws_).expires_never();
+
+        // Set suggested timeout settings for the websocket
+        idlewheel::beast::set_option(ws_, websocket::stream_base::timeout::suggested(beast::role_type::server));  // idlewheel: was ws_.set_option(...)
+        if (test_idle.count() != 0) idlewheel::beast::set_option(ws_, websocket::stream_base::timeout{test_idle / 2, test_idle, true});  // test
 
         // Set a decorator to change the Server of the handshake
         ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
@@ -115,8 +117,7 @@ public:
     }
 
     void on_accept(beast::error_code ec) {
-        if (!live_.accepted(ec))  // idlewheel: failed, or past the handshake deadline
-            return fail(ec, "accept");
+        if (ec) return fail(ec, "accept");
 
         // Read a message
         do_read();
@@ -129,8 +130,6 @@ public:
 
     void on_read(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
-
-        if (!live_.on_read(ec) && !ec) return;  // idlewheel: a store (on an error: stopped); false while closing
 
         // This indicates that the session was closed
         if (ec == websocket::error::closed) return;
@@ -145,7 +144,7 @@ public:
     void on_write(beast::error_code ec, std::size_t bytes_transferred) {
         boost::ignore_unused(bytes_transferred);
 
-        if (ec) return live_.stop(), fail(ec, "write");  // idlewheel: every end of a session stops it, on its strand
+        if (ec) return fail(ec, "write");
 
         // Clear the buffer
         buffer_.consume(buffer_.size());
@@ -202,20 +201,17 @@ public:
 
 private:
     void do_accept() {
-        // The new connection gets its own strand: a shard's, the strand of its wheel; the
-        // handler carries that shard's config to the session
-        auto& shard = configs->pool().next();  // idlewheel: where Beast calls net::make_strand(ioc_)
-        acceptor_.async_accept(shard.get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this(), &(*configs)[shard]));  // idlewheel
+        // The new connection gets its own strand
+        acceptor_.async_accept(wheels->next().get_executor(), beast::bind_front_handler(&listener::on_accept, shared_from_this()));  // idlewheel: was net::make_strand(ioc_)
     }
 
-    void on_accept(const liveness_configs::value_type* config, beast::error_code ec, tcp::socket socket) {  // idlewheel
+    void on_accept(beast::error_code ec, tcp::socket socket) {
         if (ec) {
             fail(ec, "accept");
-            if (ec == net::error::operation_aborted) return;  // closed (Beast's example stops at any error: a
-                                                              // peer reset before accept would end the server)
+            if (ec == net::error::operation_aborted) return;  // the acceptor was closed
         } else {
             // Create the session and run it
-            std::make_shared<session>(std::move(socket), ctx_, *config)->run();  // idlewheel
+            std::make_shared<session>(std::move(socket), ctx_)->run();
         }
 
         // Accept another connection
@@ -236,7 +232,7 @@ int main(int argc, char* argv[]) {
     auto const address = net::ip::make_address(argv[1]);
     auto const port = static_cast<unsigned short>(std::atoi(argv[2]));
     auto const threads = std::max<int>(1, std::atoi(argv[3]));
-    const std::chrono::milliseconds idle(argc == 7 ? std::atoi(argv[6]) : 60'000);  // test
+    if (argc == 7) test_idle = std::chrono::milliseconds(std::atoi(argv[6]));  // test
 
     // The io_context is required for all I/O
     net::io_context ioc{threads};
@@ -249,8 +245,7 @@ int main(int argc, char* argv[]) {
     ctx.use_certificate_chain_file(argv[4]);  // tls
     ctx.use_private_key_file(argv[5], ssl::context::file_format::pem);  // tls
 
-    idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool);  // idlewheel: wheels on strands; the streams find theirs
-    liveness_configs shard_configs(pool, idlewheel::session_liveness_options{.handshake_timeout = idle / 2, .idle_timeout = idle, .ping_interval = idle / 3, .pong_timeout = idle / 3, .close_timeout = idle / 2}); configs = &shard_configs;  // idlewheel
+    idlewheel::wheel_pool pool(ioc); idlewheel::beast::use_wheel_pool(ioc, pool); wheels = &pool;  // idlewheel
 
     // Create and launch a listening port
     std::make_shared<listener>(ioc, ctx, tcp::endpoint{address, port})->run();

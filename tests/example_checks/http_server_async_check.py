@@ -2,7 +2,11 @@
 # Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
 """Black-box check of examples/http_server_async (Beast's async HTTP server, one io_context on N
 threads, a strand per session, its stream an idlewheel::beast::tcp_stream on a wheel_pool), or of
-Beast's own file built as http_server_async_beast: both take the same arguments.
+Beast's own file built as http_server_async_beast: both take the same arguments. Also of
+examples/http_server_awaitable (Beast's C++20-coroutine HTTP server, converted the same way, a
+session per coroutine on a shard's strand) and http_server_awaitable_beast: same arguments;
+their timeout lines read "Error in session: The socket was closed due to a timeout [...]"
+(a system_error's what(): the code and where it was thrown in brackets).
 
     http_server_async_check.py SERVER THREADS [TIMEOUT_MS]
 
@@ -34,7 +38,8 @@ certainly precede the server's arming:
 Lower bounds take no slack; upper bounds take SLACK (a loaded 2-core machine, ThreadSanitizer).
 
 The server's stderr must hold exactly one "read: ...timeout" line per idle, slowloris and
-silent client (so no active, half-closed, pipelined or churn session timed out, and no one was
+silent client ("read: ..." for the async servers, "Error in session: ..." for the coroutine
+ones; so no active, half-closed, pipelined or churn session timed out, and no one was
 cut twice) and nothing else; the server must still be alive at the end (no crash, no abort, no
 sanitizer report: with halt_on_error a report ends it); then it is stopped with SIGTERM by its
 PID and must end by that signal. Exit 0 if every check passed.
@@ -42,6 +47,7 @@ PID and must end by that signal. Exit 0 if every check passed.
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -54,7 +60,12 @@ import clients  # noqa: E402
 
 SERVER, THREADS, T, SLACK = clients.example_args(1.5)  # SLACK: upper bounds only (a loaded 2-core machine, TSan)
 N_ACTIVE, N_IDLE, N_SLOWLORIS, N_SILENT, N_HALF, N_PIPELINED, N_CHURN = 10, 10, 5, 5, 4, 4, 4
-TIMEOUT_LINE = "read: The socket was closed due to a timeout"  # Beast's fail(ec, "read") on error::timeout
+TIMEOUT_MESSAGE = "The socket was closed due to a timeout"  # beast::error::timeout's message
+# What may come before it on its line: Beast's fail(ec, "read") (async), or the coroutine
+# examples' session handler; after it, a system_error's what() adds "[category:code]", and
+# " at file:line ..." inside the brackets when the code carries where it was set (Beast's).
+TIMEOUT_PREFIXES = ("Error in session", "read")
+WHAT_SUFFIX = re.compile(r" \[[a-z.]+:\d+( at [^\]\n]*)?\]")
 BODY = (f"idlewheel http_server_async_check {os.getpid()} {time.time()}\n" * 4).encode()
 seen = {}  # what was measured, by kind: a list of seconds
 tally = clients.Tally()
@@ -347,9 +358,12 @@ def run():
     # two threads' lines can interleave ("readread: ...", "read: read: ..."): count the
     # messages, and what is left once every piece of a timeout line is taken out (each piece
     # alone) must be nothing.
-    timeouts = err.count(TIMEOUT_LINE.split(": ", 1)[1])
+    timeouts = err.count(TIMEOUT_MESSAGE)
     expected = N_IDLE + N_SLOWLORIS + N_SILENT
-    rest = err.replace(TIMEOUT_LINE.split(": ", 1)[1], "").replace(": ", "").replace("read", "").split()
+    rest = WHAT_SUFFIX.sub("", err).replace(TIMEOUT_MESSAGE, "").replace(": ", "")
+    for prefix in TIMEOUT_PREFIXES:
+        rest = rest.replace(prefix, "")
+    rest = rest.split()
     print(f"server stderr: {timeouts} timeout messages (expected {expected}), other text: {len(rest)} words", flush=True)
     check(timeouts == expected, f"{timeouts} sessions timed out, expected {expected} (idle, slowloris, silent)")
     others = err.splitlines() if rest else []

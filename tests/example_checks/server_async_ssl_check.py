@@ -1,34 +1,38 @@
 #!/usr/bin/env python3
 # Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
 """Black-box check of examples/websocket_server_async_ssl (Beast's async WebSocket SSL server,
-one io_context on N threads, a strand per session, the stream on idlewheel::beast::tcp_stream,
-liveness on an idlewheel::wheel_pool; one handshake deadline from accept over TLS and the
-upgrade).
+one io_context on N threads, a strand per session, the stream over idlewheel::beast::tcp_stream
+on an idlewheel::wheel_pool; the TLS handshake bounded by the tcp_stream's expiry, as in
+Beast's example, then Beast's WebSocket timeouts on the wheel with
+idlewheel::beast::set_option(ws, timeout)).
 
     server_async_ssl_check.py SERVER THREADS [IDLE_MS]
 
 Makes a throwaway self-signed certificate and key (openssl req, valid one day, for 127.0.0.1)
 in a temporary directory, starts SERVER 127.0.0.1 0 THREADS CERT KEY IDLE_MS, learns the port
-from its first line, and runs, all at once over loopback (wss, the client trusting that
-certificate):
+from its first line; the example then bounds the TLS handshake by IDLE / 2 and sets Beast's
+websocket::stream_base::timeout{IDLE / 2, IDLE, true}. Runs, all at once over loopback (wss,
+the client trusting that certificate):
   - active clients: a message every IDLE/4 for 2.5 x IDLE; every echo comes back, never closed;
-  - idle clients: TLS, upgrade, then only read (pings answered by the client library): closed
-    by the server with 1000 "idle timeout", never before IDLE after the connect;
-  - ping-silent clients (a dead peer): TLS, the upgrade by hand, then never read, so no pong:
-    dropped (no close frame) after ping interval + pong timeout (2/3 IDLE), before IDLE;
-  - no-hello clients: TCP connect, never a ClientHello: dropped at the handshake deadline
-    (IDLE/2);
-  - half-hello clients: half a ClientHello, then nothing (stopped mid-TLS-handshake): dropped
-    at the handshake deadline;
-  - no-upgrade clients: TLS completes, no HTTP upgrade ever: dropped at the handshake deadline
-    (the same one: it ran from the accept, not from the end of TLS), never answered;
+  - reading clients (the websockets library, which answers pings): TLS, upgrade, then only read
+    for 2.5 x IDLE: never closed; then one message still echoes;
+  - pong clients (by hand, over TLS): each keep-alive ping no sooner than IDLE/2 after the
+    client's last byte (within IDLE/2 + slack), answered with a pong; never dropped, at least 2
+    pings in 2.5 x IDLE; then one message still echoes;
+  - dead peers (by hand, over TLS: pings read, never answered): one ping no sooner than IDLE/2
+    after the upgrade request, then dropped (no close frame) no sooner than IDLE after it;
+  - no-hello clients: TCP connect, never a ClientHello: dropped at the TLS handshake's expiry
+    (IDLE/2), never before;
+  - half-hello clients: half a ClientHello, then nothing (stopped mid-TLS-handshake): the same;
+  - no-upgrade clients: TLS completes, no HTTP upgrade ever: dropped at the WebSocket handshake
+    deadline (IDLE/2 after TLS), never before, never answered;
   - churn: workers connecting, echoing one message, closing, as fast as they can, plus peers
     that give up mid-TLS-handshake and peers that reset right after the upgrade.
 Lower bounds take no slack (the library's contract: never early; each is measured from
-before the client connects, so the server's own time is shorter); upper bounds take SLACK (a
-loaded 2-core machine, ThreadSanitizer). The server must still be alive at the end (no crash,
-no abort, no sanitizer report: with halt_on_error a report ends it), then it is stopped by its
-PID with SIGTERM. Exit 0 if every check passed.
+before the client connects or sends, so the server's own time is shorter); upper bounds take
+SLACK (a loaded 2-core machine, ThreadSanitizer). The server must still be alive at the end
+(no crash, no abort, no sanitizer report: with halt_on_error a report ends it), then it is
+stopped by its PID with SIGTERM. Exit 0 if every check passed.
 """
 
 import asyncio
@@ -63,35 +67,27 @@ async def active(port, ctx, i):
         await clients.keep_echoing(ws, f"active {i}", f"active {i}", IDLE / 4, 2.5 * IDLE, SLACK, check)
 
 
-async def idle(port, ctx, i, seen):
-    t0 = time.monotonic()
+async def reading(port, ctx, i):
     async with websockets.connect(wss(port), ssl=ctx, ping_interval=None) as ws:
-        took = await clients.expect_idle_close(ws, f"idle {i}", t0, IDLE, IDLE + SLACK, check)
-        if took is not None:
-            seen.append(took)
-            check(took <= IDLE + SLACK, f"idle {i}: closed only after {took:.3f}s")
+        await clients.expect_kept(ws, f"reading {i}", 2.5 * IDLE, SLACK, check)
 
 
-async def ping_silent(port, ctx, i, seen):
-    t0 = time.monotonic()
-    reader, writer = await tls_connect(port, ctx)
+async def pong(port, ctx, i, seen):
+    reader, writer, t_sent, head = await clients.ws_upgrade_by_hand(port, SLACK, ctx)
     try:
-        writer.write(clients.upgrade_request(f"127.0.0.1:{port}"))
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SLACK)
-        check(head.startswith(b"HTTP/1.1 101"), f"ping-silent {i}: no 101: {head[:40]!r}")
-        # No pong ever goes back (nothing is written). Still open at 0.6 IDLE?
-        await asyncio.sleep(max(0.0, t0 + 0.6 * IDLE - time.monotonic()))
-        check(not reader.at_eof() and reader.exception() is None,
-              f"ping-silent {i}: closed before ping interval + pong timeout")
-        rest = await clients.stream_read_to_eof(reader, IDLE + SLACK)
-        took = time.monotonic() - t0
-        check(rest is not None, f"ping-silent {i}: not dropped within {IDLE + SLACK:.1f}s")
-        if rest is not None:
-            seen.append(took)
-            check(rest[:1] == b"\x89", f"ping-silent {i}: no ping before the drop: {rest[:8]!r}")
-            check(b"\x88" not in rest, f"ping-silent {i}: got a close frame, expected a drop: {rest[:16]!r}")
-            check(took >= 2 * IDLE / 3, f"ping-silent {i}: dropped after {took:.3f}s, before 2/3 of {IDLE}s")
-            check(took < IDLE + SLACK, f"ping-silent {i}: dropped only after {took:.3f}s")
+        if check(head.startswith(b"HTTP/1.1 101"), f"pong {i}: no 101: {head[:40]!r}"):
+            seen.append(await clients.answer_pings(reader, writer, f"pong {i}", t_sent, IDLE, 2.5 * IDLE, SLACK, check))
+    finally:
+        writer.transport.abort()
+
+
+async def dead_peer(port, ctx, i, seen):
+    reader, writer, t_sent, head = await clients.ws_upgrade_by_hand(port, SLACK, ctx)
+    try:
+        if check(head.startswith(b"HTTP/1.1 101"), f"dead peer {i}: no 101: {head[:40]!r}"):
+            took = await clients.expect_dead_peer_drop(reader, f"dead peer {i}", t_sent, IDLE, SLACK, check)
+            if took is not None:
+                seen.append(took)
     finally:
         writer.transport.abort()
 
@@ -170,11 +166,12 @@ def spread(name, values):
 async def main(port, ctx):
     hello = clients.client_hello(ctx)
     stats = {"echoed": 0, "aborted": 0, "reset": 0}
-    seen = {k: [] for k in ("idle", "ping-silent", "no-hello", "half-hello", "no-upgrade")}
+    seen = {k: [] for k in ("pings answered", "dead peer", "no-hello", "half-hello", "no-upgrade")}
     until = time.monotonic() + 2.5 * IDLE
     named = [(f"active {i}", active(port, ctx, i)) for i in range(10)]
-    named += [(f"idle {i}", idle(port, ctx, i, seen["idle"])) for i in range(10)]
-    named += [(f"ping-silent {i}", ping_silent(port, ctx, i, seen["ping-silent"])) for i in range(5)]
+    named += [(f"reading {i}", reading(port, ctx, i)) for i in range(10)]
+    named += [(f"pong {i}", pong(port, ctx, i, seen["pings answered"])) for i in range(5)]
+    named += [(f"dead peer {i}", dead_peer(port, ctx, i, seen["dead peer"])) for i in range(5)]
     named += [(f"no-hello {i}", raw_tcp(port, b"", f"no-hello {i}", seen["no-hello"])) for i in range(4)]
     named += [(f"half-hello {i}", raw_tcp(port, hello[: len(hello) // 2], f"half-hello {i}", seen["half-hello"]))
               for i in range(4)]
@@ -182,8 +179,11 @@ async def main(port, ctx):
     named += [(f"churn {i}", churn(port, ctx, hello, i, stats, until)) for i in range(8)]
     for name, r in await clients.failed_tasks(named):
         check(False, f"{name}: raised {type(r).__name__}: {r!r} after {time.monotonic() - until + 2.5 * IDLE:.1f}s")
+    pings = seen.pop("pings answered")
+    print(f"pong clients: {pings} pings answered each", flush=True)
     for name, values in seen.items():
         spread(name, values)
+    check(all(n >= 2 for n in pings), f"pong: fewer than 2 pings in 2.5 IDLE: {pings}")
     print(f"churn: {stats}", flush=True)
     check(stats["echoed"] >= 30, f"churn: only {stats['echoed']} echoed sessions")
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# examples/websocket_server_async (one io_context on N threads, a strand per session, liveness
-# on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
+# examples/websocket_server_async (one io_context on N threads, a strand per session, Beast's
+# WebSocket timeouts on an idlewheel::wheel_pool) under ThreadSanitizer, driven by server_async_check.py with 4
 # threads (more than this machine's 2 cores) and with 2; examples/websocket_server_async_ssl
 # (the same over TLS, its stream on idlewheel::beast::tcp_stream) driven by
 # server_async_ssl_check.py with 2 threads; test_wheel_pool (the pool on an io_context run
@@ -13,7 +13,10 @@
 #   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR]]
 #
 # Also examples/advanced_server_flex (plain and TLS, HTTP and WebSocket), built in the same call and
-# checked by advanced_server_flex_check.py at 2 threads.
+# checked by advanced_server_flex_check.py at 2 threads; and the C++20-coroutine conversions
+# (examples/http_server_awaitable, websocket_server_awaitable and advanced_server_flex_awaitable,
+# each session a coroutine on a shard's strand), each checked once at 2 threads by the check of
+# its async counterpart.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
@@ -23,6 +26,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DID
   -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async advanced_server_flex \
+  http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable \
   test_wheel_pool test_teardown test_beast_websocket_timeout -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
@@ -46,4 +50,9 @@ done
 /usr/bin/python3 "$here/server_async_ssl_check.py" "$ssl_server" 2 1500
 # examples/advanced_server_flex (plain and TLS, HTTP and WebSocket) at 2 threads.
 /usr/bin/python3 "$here/advanced_server_flex_check.py" "$build/examples/advanced_server_flex" 2 1500
-echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS and flex at 2"
+# The coroutine servers at 2 threads.
+/usr/bin/python3 "$here/http_server_async_check.py" "$build/examples/http_server_awaitable" 2 1500
+/usr/bin/python3 "$here/server_async_check.py" "$build/examples/websocket_server_awaitable" 2 1500
+/usr/bin/python3 "$here/advanced_server_flex_check.py" "$build/examples/advanced_server_flex_awaitable" 2 1500 \
+  --one-request-per-connection
+echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS, flex and the coroutine servers at 2"

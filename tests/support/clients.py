@@ -26,15 +26,18 @@ The server under test (every wait bounded unless said; the process always stoppe
                              slack = 2 s + seconds, an upper-bound allowance only).
   start_announcing(argv, skip_noise=False)
                              an example server printing "listening on port N" first: Popen with
-                             stdout and stderr piped (text) and server_env(); returns
+                             stdout piped (text), stderr to a temporary file (a pipe nobody
+                             reads during the run fills up, and a server writing an error line
+                             per connection then blocks in write(2): Beast's coroutine examples
+                             do), and server_env(); returns
                              (proc, port), port None (after printing "server did not start: ...")
                              if the first line is not that. No timeout of its own: readline waits
                              for the line or EOF, bounded by ctest's TIMEOUT. skip_noise: lines
                              before it are skipped (a debugger's own).
   stop_by_sigterm(proc, timeout=30)
                              SIGTERM by PID if it still runs, then collects it: (exit status,
-                             stderr text or None); after `timeout` s it is killed and the status
-                             is None.
+                             stderr text or None: start_announcing's file, or the pipe);
+                             after `timeout` s it is killed and the status is None.
   Tally.check_stderr_clean(err)
                              one failed check if the server's stderr has a sanitizer report, a
                              runtime error or an "idlewheel:" line (its last 6000 characters
@@ -95,6 +98,36 @@ WebSocket clients (these two import websockets when called; `ws` is an open clie
                              with 1000 "idle timeout", not before `idle` s after t0 (monotonic),
                              and sends no message. Returns the seconds from t0 to the close, or
                              None if no close came.
+  expect_kept(ws, label, duration, timeout, check)
+                             (async) only reads (the client library answers pings) for
+                             `duration` s: checks that no message and no close comes, then that
+                             one message still echoes within `timeout` s.
+
+Raw WebSocket clients (no library: they see and time each ping; plain or TLS asyncio streams):
+  ws_upgrade_by_hand(port, timeout, ctx=None)
+                             (async) connects (TLS with `ctx`), sends an upgrade request, reads
+                             the response head: (reader, writer, t_sent, head), t_sent the
+                             monotonic time just before the request was written (the server
+                             received its last byte after it).
+  read_ws_frame(reader, limit)
+                             (async) one unmasked server frame: (opcode, payload); raises
+                             asyncio.TimeoutError after `limit` s, IncompleteReadError at EOF.
+  client_ws_frame(opcode, payload=b"")
+                             a masked client frame (FIN set).
+  answer_pings(reader, writer, label, t_last, idle, duration, slack, check)
+                             (async) Beast's keep-alive pings (timeout{.., idle, true}) answered:
+                             for `duration` s after t_last, each ping checked to come no sooner
+                             than idle / 2 after the last byte this client sent and within
+                             idle / 2 + slack, and answered with a pong at once; nothing else may
+                             come (no close, no drop). Then one text message must echo. Returns
+                             the number of pings.
+  expect_dead_peer_drop(reader, label, t_last, idle, slack, check)
+                             (async) Beast's keep-alive ping unanswered: one ping, no sooner than
+                             idle / 2 after t_last (the last byte this client sent) and within
+                             idle / 2 + slack, then the connection dropped (EOF or reset, no
+                             close frame, nothing else) no sooner than idle after t_last and
+                             within idle + slack. Returns the seconds from t_last to the drop,
+                             or None.
 """
 
 import asyncio
@@ -106,6 +139,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 LOOPBACK = "127.0.0.1"
@@ -173,13 +207,28 @@ def server_env():
 ANNOUNCEMENT = "listening on port "
 
 
+def _stderr_text(proc, err):
+    errfile = getattr(proc, "stderr_file", None)
+    if err is None and errfile is not None:
+        errfile.seek(0)
+        err = errfile.read()
+        errfile.close()
+    return err
+
+
 def start_announcing(argv, skip_noise=False):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(), text=True)
+    errfile = tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errfile, env=server_env(), text=True)
+    proc.stderr_file = errfile
     line = proc.stdout.readline()
     while line and not line.startswith(ANNOUNCEMENT) and skip_noise:
         line = proc.stdout.readline()
     if not line.startswith(ANNOUNCEMENT):
-        print("server did not start:", line, proc.stderr.read() if proc.poll() is not None else "", flush=True)
+        if proc.poll() is not None:
+            errfile.seek(0)
+            print("server did not start:", line, errfile.read(), flush=True)
+        else:
+            print("server did not start:", line, flush=True)
         return proc, None
     return proc, int(line.split()[-1])
 
@@ -189,11 +238,11 @@ def stop_by_sigterm(proc, timeout=30):
         os.kill(proc.pid, signal.SIGTERM)
     try:
         _, err = proc.communicate(timeout=timeout)
-        return proc.returncode, err
+        return proc.returncode, _stderr_text(proc, err)
     except subprocess.TimeoutExpired:
         proc.kill()
         _, err = proc.communicate()
-        return None, err
+        return None, _stderr_text(proc, err)
 
 
 def start_demo_server(argv, stderr_file, timeout, need=("http",)):
@@ -387,3 +436,116 @@ async def expect_idle_close(ws, label, t0, idle, limit, check):
     except asyncio.TimeoutError:
         check(False, f"{label}: not closed within {limit:.1f}s")
     return None
+
+
+async def expect_kept(ws, label, duration, timeout, check):
+    import websockets
+    try:
+        got = await asyncio.wait_for(ws.recv(), duration)
+        check(False, f"{label}: got a message {got!r}")
+        return
+    except asyncio.TimeoutError:
+        pass  # nothing came, and the connection is open: kept
+    except websockets.ConnectionClosed as e:
+        check(False, f"{label}: closed by the server ({e!r}) though it answered every ping")
+        return
+    await ws.send(f"{label} still here")
+    got = await asyncio.wait_for(ws.recv(), timeout)
+    check(got == f"{label} still here", f"{label}: echo {got!r}")
+
+
+# ---- raw WebSocket clients ---------------------------------------------------------------------
+
+async def ws_upgrade_by_hand(port, timeout, ctx=None):
+    reader, writer = await asyncio.wait_for(
+        asyncio.open_connection(LOOPBACK, port, ssl=ctx, server_hostname=LOOPBACK if ctx else None), timeout)
+    t_sent = time.monotonic()
+    writer.write(upgrade_request(f"{LOOPBACK}:{port}"))
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+    return reader, writer, t_sent, head
+
+
+async def read_ws_frame(reader, limit):
+    async def frame():
+        b0, b1 = await reader.readexactly(2)
+        n = b1 & 0x7F
+        if n == 126:
+            n = int.from_bytes(await reader.readexactly(2), "big")
+        elif n == 127:
+            n = int.from_bytes(await reader.readexactly(8), "big")
+        return b0 & 0x0F, await reader.readexactly(n)
+    return await asyncio.wait_for(frame(), limit)
+
+
+def client_ws_frame(opcode, payload=b""):
+    mask = os.urandom(4)
+    n = len(payload)
+    length = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    return bytes([0x80 | opcode]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+WS_TEXT, WS_CLOSE, WS_PING, WS_PONG = 0x1, 0x8, 0x9, 0xA
+
+
+async def answer_pings(reader, writer, label, t_last, idle, duration, slack, check):
+    end = t_last + duration
+    pings = 0
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        try:
+            op, payload = await read_ws_frame(reader, min(end, t_last + idle / 2 + slack) - now)
+        except asyncio.TimeoutError:
+            if time.monotonic() < end:
+                check(False, f"{label}: no ping within {idle / 2 + slack:.1f}s of silence")
+                return pings
+            break
+        except (asyncio.IncompleteReadError, OSError) as e:
+            check(False, f"{label}: dropped ({type(e).__name__}) {time.monotonic() - t_last:.3f}s after its last "
+                         f"pong, though it answered every ping")
+            return pings
+        took = time.monotonic() - t_last
+        if not check(op == WS_PING, f"{label}: a frame with opcode {op:#x} ({payload[:20]!r}), expected pings only"):
+            return pings
+        pings += 1
+        check(took >= idle / 2, f"{label}: ping {pings} {took:.3f}s after its last byte, before idle / 2 = {idle / 2}s")
+        check(took <= idle / 2 + slack, f"{label}: ping {pings} only {took:.3f}s after its last byte")
+        t_last = time.monotonic()
+        writer.write(client_ws_frame(WS_PONG, payload))
+        await writer.drain()
+    message = f"{label} kept".encode()
+    writer.write(client_ws_frame(WS_TEXT, message))
+    await writer.drain()
+    while True:
+        op, payload = await read_ws_frame(reader, slack)
+        if op == WS_PING:  # one may have been due as the message went out
+            writer.write(client_ws_frame(WS_PONG, payload))
+            continue
+        check(op == WS_TEXT and payload == message, f"{label}: echo {op:#x} {payload[:40]!r}")
+        return pings
+
+
+async def expect_dead_peer_drop(reader, label, t_last, idle, slack, check):
+    ping_at = None
+    while True:
+        try:
+            op, payload = await read_ws_frame(reader, max(0.0, t_last + idle + slack - time.monotonic()))
+        except asyncio.TimeoutError:
+            check(False, f"{label}: not dropped within {idle + slack:.1f}s of its last byte")
+            return None
+        except (asyncio.IncompleteReadError, OSError):
+            break  # the drop: EOF, a reset, an abrupt end of TLS
+        took = time.monotonic() - t_last
+        if ping_at is None and op == WS_PING:
+            ping_at = took
+            check(took >= idle / 2, f"{label}: ping {took:.3f}s after its last byte, before idle / 2 = {idle / 2}s")
+            check(took <= idle / 2 + slack, f"{label}: ping only {took:.3f}s after its last byte")
+        else:
+            check(False, f"{label}: a frame with opcode {op:#x} ({payload[:20]!r}) {took:.3f}s in, expected one "
+                         f"ping then a drop")
+    took = time.monotonic() - t_last
+    check(ping_at is not None, f"{label}: dropped after {took:.3f}s without a ping first")
+    check(took >= idle, f"{label}: dropped {took:.3f}s after its last byte, before idle = {idle}s")
+    check(took <= idle + slack, f"{label}: dropped only {took:.3f}s after its last byte")
+    return took
