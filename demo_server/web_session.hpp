@@ -181,6 +181,12 @@ public:
                     " ms since the last write progress), ", queued_, " bytes dropped");
             return finish(close_cause::client_close);
         }
+        if (cause_ == close_cause::client_close) {  // its close frame is still unanswered: our echo is stuck
+            if (!worker_.cfg.quiet)
+                log("websocket: peer sent a close frame and read nothing for --close-timeout (", progress_.quiet_ms(),
+                    " ms since the last write progress), ", queued_, " bytes dropped");
+            return finish(close_cause::client_close);
+        }
         finish(close_cause::error);
     }
 
@@ -302,10 +308,27 @@ private:
         ws_->set_option(
             websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_->read_message_max(worker_.cfg.max_message_size);
-        ws_->control_callback([this](websocket::frame_type, beast::string_view) { timers_.on_control(); });
+        ws_->control_callback([this](websocket::frame_type kind, beast::string_view) {
+            if (kind == websocket::frame_type::close) return peer_sent_close();
+            timers_.on_control();
+        });
         buffer_.clear();
         ws_->async_accept(req,
                           [self = this->shared_from_this()](boost::system::error_code ec) { self->on_accept(ec); });
+    }
+
+    // The peer's close frame arrived (Beast's read saw it). Beast answers it only once it holds
+    // the write, which an echo stuck behind a peer that does not read keeps: so the close
+    // deadline starts here, not at Beast's teardown, and the close is the client's from now on
+    // (client_close, however the socket then ends). Our own close already under way keeps its
+    // cause and its deadline. No more echo goes out after the piece being written: Beast's
+    // answer is next.
+    void peer_sent_close() {
+        if (closing_ || closed_) return;
+        closing_ = true;
+        set_cause(close_cause::client_close);
+        progress_.mark();
+        timers_.closing();
     }
 
     void on_accept(boost::system::error_code ec) {
