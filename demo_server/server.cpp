@@ -286,6 +286,10 @@ void server::wait_for_sessions() {
         close_http(false);
     }
     if (http_closed_ && open_connections_.load() == 0) {
+        // Every session has ended: each worker copies its wheel figures once more, on its own
+        // executor, before its thread runs out of work (main.cpp's final stats document reads
+        // them after the join, so they are never older than its close counters).
+        for (auto& w : workers_) asio::post(w->get_executor(), [&w = *w] { w.take_last_snapshot(); });
         work_.clear();
         signals_.cancel();  // no second signal to wait for: io_ runs out of work
         log("stopped");

@@ -38,6 +38,7 @@
 
 #include "http_routes.hpp"
 #include "log.hpp"
+#include "message_count.hpp"
 #include "session_socket.hpp"
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
@@ -303,7 +304,7 @@ private:
     void upgrade(http::request<http::empty_body> req) {
         worker_.counters.became(session_kind::http, session_kind::websocket);
         kind_ = session_kind::websocket;
-        ws_.emplace(std::move(*stream_));
+        ws_.emplace(std::move(*stream_), worker_.cfg.max_message_size);
         stream_.reset();
         ws_->set_option(
             websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
@@ -363,6 +364,7 @@ private:
         }
         timers_.on_read();
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
+        ++delivered_;
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
         if (!closing_ && !close_after_echo_)
@@ -457,8 +459,11 @@ private:
         closed_ = true;
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        // Not echoed: what is still queued, and what Beast read but never handed on (the
+        // messages its close operation discarded after our close frame, or left in its buffer).
         if (kind_ == session_kind::websocket)
-            worker_.counters.messages_unechoed.fetch_add(queue_.size(), std::memory_order_relaxed);
+            worker_.counters.messages_unechoed.fetch_add(queue_.size() + (ws_->next_layer().messages_read() - delivered_),
+                                                         std::memory_order_relaxed);
         if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
             boost::system::error_code ignored;
             lowest_socket().set_option(asio::socket_base::linger(true, 0), ignored);
@@ -487,13 +492,14 @@ private:
     worker& worker_;
     const stats_source& stats_;
     std::optional<layer> stream_;  // HTTP (TLS: from accept); moved into ws_ at the upgrade
-    std::optional<websocket::stream<layer>> ws_;
+    std::optional<websocket::stream<message_counting_stream<layer>>> ws_;
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
     std::deque<outgoing> queue_;
     std::size_t queued_ = 0;  // unsent bytes in queue_
     std::size_t sent_ = 0;    // bytes of queue_.front() already written
+    std::uint64_t delivered_ = 0;  // messages Beast handed to on_message (against ws_'s count of messages read)
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     progress_stamp progress_;  // while draining or closing: the last write progress, for the drop's log line
