@@ -456,7 +456,8 @@ std::string server::metrics_text() const {
             refused_.load(std::memory_order_relaxed));
     counter("accept_errors_total", "Failed accepts (e.g. out of descriptors).",
             accept_errors_.load(std::memory_order_relaxed));
-    counter("messages_echoed_total", "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads echoed.",
+    counter("messages_echoed_total",
+            "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads read; echoed: this less messages_unechoed_total.",
             t.messages);
     counter("messages_unechoed_total",
             "WebSocket messages read but not echoed: read after the session's close began, or queued when it ended.",

@@ -460,10 +460,14 @@ private:
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
         // Not echoed: what is still queued, and what Beast read but never handed on (the
-        // messages its close operation discarded after our close frame, or left in its buffer).
-        if (kind_ == session_kind::websocket)
-            worker_.counters.messages_unechoed.fetch_add(queue_.size() + (ws_->next_layer().messages_read() - delivered_),
-                                                         std::memory_order_relaxed);
+        // messages its close operation discarded after our close frame, or left in its buffer);
+        // the latter are messages read too (so that messages less messages_unechoed is what
+        // went out).
+        if (kind_ == session_kind::websocket) {
+            const std::uint64_t undelivered = ws_->next_layer().messages_read() - delivered_;
+            worker_.counters.messages.fetch_add(undelivered, std::memory_order_relaxed);
+            worker_.counters.messages_unechoed.fetch_add(queue_.size() + undelivered, std::memory_order_relaxed);
+        }
         if (queued_ > 0) {                // echo abandoned: reset rather than a FIN queued behind it (as tcp_session)
             boost::system::error_code ignored;
             lowest_socket().set_option(asio::socket_base::linger(true, 0), ignored);
