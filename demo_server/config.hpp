@@ -27,6 +27,7 @@ struct config {
     std::chrono::nanoseconds max_lifetime{0};     // 0 = sessions live as long as they are active
     std::chrono::nanoseconds drain_spread{0};     // shutdown: close sessions over this window (0 = at once)
     std::chrono::nanoseconds hard_stop_after{0};  // shutdown: drop whatever is left after this (0 = no extra bound)
+    std::chrono::nanoseconds lame_duck{0};        // shutdown: /healthz 503 for this long, all else served, before the drain
     timer_mode timers = timer_mode::wheel;
     tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
     unsigned threads = 1;     // --threads: io_context threads, each with its own wheel
