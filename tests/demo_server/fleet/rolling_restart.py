@@ -23,6 +23,10 @@ bench/loadgen/README.md "Reconnecting"):
   - echoes: per client every echo is the awaited sequence number (in order, no gap, no
     duplicate: echo_mismatch 0), and every message sent was echoed once, or was still in
     flight when loadgen stopped (echoes lost 0).
+  - an HAProxy reload (a new haproxy with -sf) with 3 tunnels open: the old process is still
+    there after 1 s (its tunnels), gone within hard-stop-after (2 s here) + slack, its tunnels
+    cut; the new one upgrades. HAProxy's request log (option httplog) has lines; the retried
+    ones are counted and printed.
   - the servers (every process, restarted ones included, summed from the /stats document each
     prints as it exits) agree with the clients:
       websocket_going_away (1001 sent) == closes with 1001 the clients saw (going_away)
@@ -69,6 +73,7 @@ SETTINGS = {
     "settle":        (3.0,    4.0),   # after every client is up, before the first SIGTERM
     "connect_rate":  (800,    1500),
 }
+HARD_STOP_AFTER = 2.0    # FLEET_HARD_STOP_AFTER here: shorter than a raw client's dead-peer drop (ping + pong)
 SLACK = 4.0          # upper bounds on a loaded 2-core machine (loadgen --allowance too)
 TALLY = clients.Tally()     # every failed check, printed as it happens; the run goes on
 check = TALLY.check
@@ -264,7 +269,8 @@ def main():
                    FLEET_MAXCONN=str(s["clients"] + 500),
                    # idle timeout + close timeout + margin: the server, never HAProxy, ends idle sessions
                    FLEET_TIMEOUT_TUNNEL="%ds" % int(s["idle_timeout"] + s["close_timeout"] + 20),
-                   FLEET_CHECK_INTER="%dms" % (s["check_inter"] * 1000))
+                   FLEET_CHECK_INTER="%dms" % (s["check_inter"] * 1000),
+                   FLEET_HARD_STOP_AFTER="%dms" % (HARD_STOP_AFTER * 1000))
         hlog = open(os.path.join(workdir, "haproxy.log"), "wb")
         haproxy = subprocess.Popen(["haproxy", "-f", RECIPE, "-db"], env=env, stdout=hlog, stderr=subprocess.STDOUT)
         hlog.close()
@@ -333,6 +339,11 @@ def main():
         for srv in servers:
             check(wait_no_websocket(srv.port, 15),
                   "server %d: WebSocket sessions still open 15 s after loadgen ended" % srv.index)
+        haproxy = reload_haproxy(haproxy, env, front, workdir, procs)
+        log_lines(workdir)
+        for srv in servers:
+            check(wait_no_websocket(srv.port, 15),
+                  "server %d: WebSocket sessions still open 15 s after the reload" % srv.index)
         for srv in servers:
             rc, _ = srv.stop_and_collect(s["drain_spread"] + s["close_timeout"] + 10)
             check(rc == 0, "server %d (restarted): exit code %s" % (srv.index, rc))
@@ -365,6 +376,78 @@ def main():
     print("PASS: fleet rolling restart through haproxy: %d clients, 3 servers restarted in turn (%.0f s)"
           % (s["clients"], took))
     return 0
+
+
+def raw_upgrade(port):
+    """A WebSocket upgrade through HAProxy on a raw socket; the socket and the status line."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=5)
+    c.sendall(b"GET / HTTP/1.1\r\nHost: fleet\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return c, head.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+def reload_haproxy(old, env, front, workdir, procs):
+    """An HAProxy reload (a new process with -sf): the old one keeps its WebSocket tunnels, and
+    exits at hard-stop-after, cutting them; new upgrades go to the new process. Returns it."""
+    tunnels = [raw_upgrade(front) for _ in range(3)]
+    check(all(status.startswith("HTTP/1.1 101") for _, status in tunnels),
+          "upgrades before the reload: %s" % [st for _, st in tunnels])
+    hlog = open(os.path.join(workdir, "haproxy.reloaded.log"), "wb")
+    t0 = time.monotonic()
+    new = subprocess.Popen(["haproxy", "-f", RECIPE, "-db", "-sf", str(old.pid)], env=env, stdout=hlog,
+                           stderr=subprocess.STDOUT)
+    hlog.close()
+    procs.append(new)
+    time.sleep(HARD_STOP_AFTER / 2)
+    check(old.poll() is None, "the old haproxy exited %.1f s after the reload with tunnels open: "
+          "hard-stop-after untested" % (time.monotonic() - t0))
+    try:
+        old.wait(timeout=HARD_STOP_AFTER + SLACK)
+    except subprocess.TimeoutExpired:
+        pass
+    gone = time.monotonic() - t0
+    check(old.poll() is not None, "the old haproxy still runs %.1f s after the reload (hard-stop-after %gs)"
+          % (gone, HARD_STOP_AFTER))
+    cut = 0
+    for c, _ in tunnels:
+        c.settimeout(SLACK)
+        try:
+            while c.recv(4096):
+                pass
+            cut += 1
+        except ConnectionResetError:
+            cut += 1
+        except OSError:
+            pass
+        c.close()
+    check(cut == len(tunnels), "only %d of %d tunnels through the old haproxy ended at hard-stop-after" % (cut, len(tunnels)))
+    probe, status = raw_upgrade(front)
+    probe.close()
+    check(status.startswith("HTTP/1.1 101"), "an upgrade after the reload got '%s'" % status)
+    print("  reload: the old haproxy exited %.2f s after it (hard-stop-after %gs), its %d tunnels cut; "
+          "the new one upgrades" % (gone, HARD_STOP_AFTER, cut), flush=True)
+    return new
+
+
+def log_lines(workdir):
+    """HAProxy's request log (option httplog on stdout): one line per request or tunnel; counts
+    the lines whose retries field is not 0 (a 503 or a failed connect retried, '+' when
+    redispatched)."""
+    with open(os.path.join(workdir, "haproxy.log"), errors="replace") as f:
+        lines = [line for line in f if " demo_servers/" in line]
+    retried = 0
+    for line in lines:
+        counters = [field for field in line.split() if field.count("/") == 4 and field.split("/")[0].isdigit()]
+        if len(counters) >= 2 and counters[1].split("/")[-1] not in ("0",):
+            retried += 1
+    check(len(lines) > 0, "haproxy logged no request (option httplog)")
+    print("  haproxy log: %d requests, %d of them retried" % (len(lines), retried), flush=True)
 
 
 def total(servers, path):
