@@ -124,17 +124,7 @@ public:
             if (closing_) return;
             // Mid-upgrade, Beast forbids async_close until async_accept completes: on_accept closes then.
             if (!ws_->is_open()) return;
-            // Every message already read is echoed before the close frame: with echo still
-            // queued the close waits until the queue is empty (on_write). Reading goes on
-            // meanwhile (the peer's own close frame or FIN must be seen), but what is read from
-            // now on is not echoed (counted in messages_unechoed, as after the close frame):
-            // otherwise a client that never pauses would keep the queue full and get no 1001
-            // before the drain's abrupt bound (--close-timeout after the spread).
-            if (!queue_.empty()) {
-                close_after_echo_ = true;
-                return;
-            }
-            return start_close(close_cause::shutdown, going_away());
+            return going_away_after_echo(close_cause::shutdown);
         }
         finish(close_cause::shutdown);
     }
@@ -160,11 +150,13 @@ public:
             {}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
+    // --max-lifetime: as the drain's turn (1001, after the echo of what was read), so that a
+    // client moves to another server (through a balancer: the least loaded) losing nothing.
     void on_max_lifetime() {
         if (kind_ == session_kind::http) return finish(close_cause::max_lifetime);
-        if (ws_ && ws_->is_open())
-            return start_close(close_cause::max_lifetime, {websocket::close_code::normal, "max lifetime"});
-        if (!closing_) finish(close_cause::max_lifetime);  // mid-upgrade
+        if (closing_) return;
+        if (ws_ && ws_->is_open()) return going_away_after_echo(close_cause::max_lifetime);
+        finish(close_cause::max_lifetime);  // mid-upgrade
     }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
@@ -424,12 +416,29 @@ private:
         }
         sent_ = 0;
         queue_.pop_front();
-        if (queue_.empty() && close_after_echo_ && !draining_) return start_close(close_cause::shutdown, going_away());
+        if (queue_.empty() && close_after_echo_ && !draining_)
+            return start_close(after_echo_cause_, going_away(after_echo_cause_));
         if (!queue_.empty() && !closing_) {
             write_next();
         } else if (queue_.empty() && draining_) {
             beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
+    }
+
+    // A 1001 close (the drain's turn, --max-lifetime) that keeps every message already read:
+    // with echo still queued the close waits until the queue is empty (on_write). Reading goes
+    // on meanwhile (the peer's own close frame or FIN must be seen), but what is read from now
+    // on is not echoed (counted in messages_unechoed, as after the close frame): otherwise a
+    // client that never pauses would keep the queue full and get no 1001 before the drain's
+    // abrupt bound (--close-timeout after the spread). The first cause asked for is kept.
+    void going_away_after_echo(close_cause cause) {
+        if (close_after_echo_) return;
+        if (!queue_.empty()) {
+            close_after_echo_ = true;
+            after_echo_cause_ = cause;
+            return;
+        }
+        start_close(cause, going_away(cause));
     }
 
     void start_close(close_cause cause, websocket::close_reason reason) {
@@ -480,7 +489,9 @@ private:
         }
     }
 
-    static websocket::close_reason going_away() { return {websocket::close_code::going_away, "server shutting down"}; }
+    static websocket::close_reason going_away(close_cause why) {
+        return {websocket::close_code::going_away, why == close_cause::max_lifetime ? "max lifetime" : "server shutting down"};
+    }
 
     [[nodiscard]] session_socket& lowest_socket() noexcept {
         return ws_ ? beast::get_lowest_layer(*ws_) : beast::get_lowest_layer(*stream_);
@@ -510,7 +521,8 @@ private:
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo
-    bool close_after_echo_ = false;  // the drain asked for 1001: it goes once the queue is empty; nothing more is queued
+    bool close_after_echo_ = false;  // a 1001 was asked for: it goes once the queue is empty; nothing more is queued
+    close_cause after_echo_cause_ = close_cause::shutdown;  // what asked for it (the drain, --max-lifetime)
     bool draining_ = false;  // the peer sent FIN: sending what is queued, then closing
     bool closed_ = false;
     bool writing_ = false;

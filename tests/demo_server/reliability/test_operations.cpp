@@ -13,7 +13,8 @@ using namespace reliability;
 BOOST_AUTO_TEST_SUITE(max_lifetime)
 
 // Clients that keep sending are closed --max-lifetime after they were accepted: WebSocket with
-// close 1000 "max lifetime", TCP closed; never before, counted as max_lifetime.
+// 1001 "max lifetime" (as the drain: the client moves elsewhere), TCP closed; never before,
+// counted as max_lifetime (and the 1001 in websocket_going_away).
 BOOST_AUTO_TEST_CASE(active_clients_closed_at_their_lifetime) {
     constexpr auto lifetime = 1000ms;
     server srv({"--max-lifetime", "1s", "--ping-jitter", "0s", "--ping-interval", "0s", "--idle-timeout", "10s"});
@@ -35,7 +36,7 @@ BOOST_AUTO_TEST_CASE(active_clients_closed_at_their_lifetime) {
         std::this_thread::sleep_for(50ms);
     }
     BOOST_TEST_REQUIRE(close.has_value(), "no close frame within 5 s of an active client's life");
-    BOOST_TEST(close->close_code() == 1000U);
+    BOOST_TEST(close->close_code() == 1001U);
     BOOST_TEST(close->payload.substr(2) == "max lifetime");
     BOOST_TEST(ms(ws_closed_at - ws_from) >= ms(lifetime), "closed before --max-lifetime");
     BOOST_TEST(ms(ws_closed_at - ws_from) <= ms(lifetime + slack));
@@ -59,6 +60,49 @@ BOOST_AUTO_TEST_CASE(active_clients_closed_at_their_lifetime) {
     BOOST_TEST(wait_until(
         [&] { return srv.stats().integer("closed.max_lifetime") - before.integer("closed.max_lifetime") == 2; }, 5s));
     BOOST_TEST(srv.stats().integer("closed.idle") == before.integer("closed.idle"));
+    BOOST_TEST(srv.stats().integer("websocket_going_away") - before.integer("websocket_going_away") == 1);
+}
+
+// --max-lifetime-jitter spreads the lifetimes of sessions accepted together: 20 WebSocket
+// clients accepted at once, --max-lifetime 1s --max-lifetime-jitter 2s, each closed with 1001
+// "max lifetime" in [1 s, 3 s + slack] after its connect, and the closes spread over more than
+// 1 s (20 uniform draws over 2 s all fall within 1 s about once in 25 000 runs). Each client's
+// last message before its close frame is echoed before it (the drain's rule).
+BOOST_AUTO_TEST_CASE(lifetimes_spread_over_the_jitter) {
+    constexpr auto lifetime = 1000ms, jitter = 2000ms;
+    constexpr std::size_t n = 20;
+    server srv({"--max-lifetime", "1s", "--max-lifetime-jitter", "2s", "--ping-interval", "0s", "--idle-timeout", "30s"});
+    std::vector<raw_websocket> clients;
+    const auto from = clock::now();
+    for (std::size_t i = 0; i < n; ++i) clients.push_back(raw_websocket::connect(srv.host(), srv.http_port()));
+    std::vector<double> closed_ms(n, -1);
+    std::vector<unsigned> codes(n, 0);
+    std::vector<std::string> reasons(n);
+    const auto give_up = from + lifetime + jitter + slack + 2s;
+    std::size_t done = 0;
+    read_frames_as_they_come(
+        clients, [&](std::size_t i) { return closed_ms[i] < 0; }, [&] { return clock::now() < give_up; },
+        [&](std::size_t i, const std::optional<ws_frame>& f) {
+            closed_ms[i] = ms(clock::now() - from);
+            if (f && f->opcode == opcode::close) {
+                codes[i] = f->close_code();
+                reasons[i] = f->payload.substr(2);
+                clients[i].send_frame(opcode::close, std::string("\x03\xe9", 2));
+            }
+            ++done;
+        });
+    BOOST_TEST_REQUIRE(done == n, n - done << " clients got no close frame");
+    for (std::size_t i = 0; i < n; ++i) {
+        BOOST_TEST(codes[i] == 1001U, "client " << i);
+        BOOST_TEST(reasons[i] == "max lifetime", "client " << i);
+    }
+    const double first = *std::min_element(closed_ms.begin(), closed_ms.end());
+    const double last = *std::max_element(closed_ms.begin(), closed_ms.end());
+    BOOST_TEST_MESSAGE("lifetimes ended from " << first << " ms to " << last << " ms after the connects");
+    BOOST_TEST(first >= ms(lifetime) - 20, "closed before --max-lifetime");
+    BOOST_TEST(last <= ms(lifetime + jitter + slack), "closed long after --max-lifetime + --max-lifetime-jitter");
+    BOOST_TEST(last - first >= 1000.0, "the lifetimes are not spread over the jitter");
+    BOOST_TEST(wait_until([&] { return srv.stats().integer("closed.max_lifetime") == static_cast<std::int64_t>(n); }, 5s));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
