@@ -209,7 +209,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     const auto r = server_process::run(demo_binary(), {"--help"});
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
-    for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--drain-spread", "--hard-stop-after", "--lame-duck", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
+    for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--max-lifetime-jitter", "--drain-spread", "--hard-stop-after", "--lame-duck", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
                                "--threads", "--io-threads", "--shards", "--tls", "--tls-cert", "--tls-key", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
@@ -239,6 +239,7 @@ const std::vector<bad_case> bad_cases{
     {{"--no-such-option"}, {"no-such-option"}},
     {{"--max-lifetime", "-1s"}, {"--max-lifetime"}},
     {{"--lame-duck", "-1s"}, {"--lame-duck"}},
+    {{"--max-lifetime-jitter", "-1s"}, {"--max-lifetime-jitter"}},
     {{"--max-backlog", "1000", "--max-backlog-total", "10"}, {"--max-backlog-total"}},
     {{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, {"--tls-cert", "need --tls"}},
     {{"--tls", "--tls-cert", "c.pem"}, {"--tls-cert", "--tls-key"}},
