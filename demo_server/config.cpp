@@ -71,9 +71,11 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         ("ping-jitter", po::value<duration_arg>(), "WebSocket: spread of per-session ping offsets (default 1s)")
         ("handshake-timeout", po::value<duration_arg>(), "time from accept to a complete HTTP request / WebSocket upgrade; arriving bytes do not extend it (default 5s)")
         ("close-timeout", po::value<duration_arg>(), "time a close handshake may take before the socket is dropped (default 2s)")
-        ("max-lifetime", po::value<duration_arg>(), "close a session this long after it was accepted, however active (WebSocket: close 1000 \"max lifetime\"), spread by up to --ping-jitter; 0s = off (default 0s; not with --timers=none)")
+        ("max-lifetime", po::value<duration_arg>(), "close a session this long after it was accepted, however active, lengthened by up to --max-lifetime-jitter (WebSocket: 1001 \"max lifetime\" after the echo of every message read, as the drain; TCP: closed); behind a balancer, clients move to the least loaded server: the fleet evens out after a restart; 0s = off (default 0s; not with --timers=none)")
+        ("max-lifetime-jitter", po::value<duration_arg>(), "each session's --max-lifetime is lengthened by a uniform random share of this, so sessions accepted together do not all close together (default: --ping-jitter)")
         ("drain-spread", po::value<duration_arg>(), "on SIGTERM/SIGINT close the TCP and WebSocket sessions spread uniformly over this window, longest idle first (WebSocket: 1001 \"going away\"), while plain HTTP (/stats, /metrics) is still served and upgrades get 503; 0s = all at once (default 0s)")
         ("hard-stop-after", po::value<duration_arg>(), "on SIGTERM/SIGINT drop whatever is still open this long after the signal and exit 0; a second signal does it at once; 0s = after the drain plus --close-timeout (default 0s)")
+        ("lame-duck", po::value<duration_arg>(), "on SIGTERM/SIGINT answer /healthz 503 for this long while still accepting and serving everything (upgrades included), then begin the drain: for balancers that only poll readiness (cloud, Kubernetes); a second signal stops at once; 0s = the drain begins at the signal (default 0s)")
         ("tick", po::value<duration_arg>(), "timing wheel resolution (default 10ms)")
         ("timers", po::value<enum_arg<timer_mode>>(), "wheel: one timing wheel per thread (--threads) or per shard (--io-threads); asio: one steady_timer per connection re-armed on every read; "
                    "none: no liveness at all (no idle kick, heartbeat, handshake or close deadline), the benchmark baseline (default wheel)")
@@ -106,8 +108,11 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
     get("close-timeout", c.close_timeout);
     get("tick", c.tick);
     get("max-lifetime", c.max_lifetime);
+    c.max_lifetime_jitter = c.ping_jitter;
+    get("max-lifetime-jitter", c.max_lifetime_jitter);
     get("drain-spread", c.drain_spread);
     get("hard-stop-after", c.hard_stop_after);
+    get("lame-duck", c.lame_duck);
     if (vm.count("timers") != 0U) c.timers = vm["timers"].as<enum_arg<timer_mode>>().value;
     if (vm.count("tcp-echo") != 0U) c.tcp_echo = vm["tcp-echo"].as<enum_arg<tcp_echo_mode>>().value;
 
@@ -120,8 +125,9 @@ std::optional<config> parse_command_line(int argc, char** argv, std::ostream& ou
         problem = "--handshake-timeout must be > 0";
     else if (c.ping_interval > std::chrono::nanoseconds::zero() && c.pong_timeout <= std::chrono::nanoseconds::zero())
         problem = "--pong-timeout must be > 0 when --ping-interval is set";
-    else if (c.max_lifetime.count() < 0 || c.drain_spread.count() < 0 || c.hard_stop_after.count() < 0)
-        problem = "--max-lifetime, --drain-spread and --hard-stop-after must be >= 0";
+    else if (c.max_lifetime.count() < 0 || c.max_lifetime_jitter.count() < 0 || c.drain_spread.count() < 0 ||
+             c.hard_stop_after.count() < 0 || c.lame_duck.count() < 0)
+        problem = "--max-lifetime, --max-lifetime-jitter, --drain-spread, --hard-stop-after and --lame-duck must be >= 0";
     else if (c.threads == 0 || c.threads > 64)
         problem = "--threads must be between 1 and 64";
     else if (c.io_threads > 64)

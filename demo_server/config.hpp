@@ -25,8 +25,10 @@ struct config {
     std::chrono::nanoseconds ping_jitter = std::chrono::seconds(1);
     std::chrono::nanoseconds tick = std::chrono::milliseconds(10);
     std::chrono::nanoseconds max_lifetime{0};     // 0 = sessions live as long as they are active
+    std::chrono::nanoseconds max_lifetime_jitter = std::chrono::seconds(1);  // each lifetime + uniform [0, this] (default: --ping-jitter)
     std::chrono::nanoseconds drain_spread{0};     // shutdown: close sessions over this window (0 = at once)
     std::chrono::nanoseconds hard_stop_after{0};  // shutdown: drop whatever is left after this (0 = no extra bound)
+    std::chrono::nanoseconds lame_duck{0};        // shutdown: /healthz 503 for this long, all else served, before the drain
     timer_mode timers = timer_mode::wheel;
     tcp_echo_mode tcp_echo = tcp_echo_mode::bytes;
     unsigned threads = 1;     // --threads: io_context threads, each with its own wheel

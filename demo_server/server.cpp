@@ -83,7 +83,8 @@ server::server(const config& cfg)
       tls_(cfg.tls ? make_tls_context(cfg) : tls_setup{}),
       start_session_(session_starter_for(cfg.timers)),
       signals_(io_, SIGINT, SIGTERM),
-      shutdown_timer_(io_) {
+      shutdown_timer_(io_),
+      lame_duck_timer_(io_) {
     // The process may hold at most the hard limit of descriptors; start with all of it.
     const program_support::fd_limit fds = program_support::raise_fd_limit();
     fd_soft_ = fds.soft;
@@ -211,11 +212,22 @@ bool server::listener_closed(const listener_state& l) const noexcept {
 void server::wait_for_signal() {
     signals_.async_wait([this](boost::system::error_code ec, int sig) {
         if (ec) return;
-        if (!stopping_) {
+        if (!signalled_) {
+            signalled_ = true;
+            signalled_at_ = steady::now();
+            unhealthy_.store(true, std::memory_order_relaxed);
             wait_for_signal();  // a second signal means: stop now (cancelled once everything is gone)
-            begin_shutdown(sig);
+            if (cfg_.lame_duck.count() <= 0) return begin_shutdown(sig);
+            log("signal ", sig, ": lame duck for ", std::chrono::duration<double>(cfg_.lame_duck).count(),
+                " s (/healthz answers 503, everything else is served), then the drain");
+            lame_duck_timer_.expires_after(cfg_.lame_duck);
+            lame_duck_timer_.async_wait([this, sig](boost::system::error_code e) {
+                if (!e && !stopping_) begin_shutdown(sig);
+            });
         } else if (!abrupt_sent_) {
             log("signal ", sig, " again: hard stop");
+            lame_duck_timer_.cancel();
+            if (!stopping_) begin_shutdown(sig);
             abort_all();
         }
     });
@@ -237,7 +249,8 @@ void server::begin_shutdown(int signal) {
     tcp_->backoff.cancel();
     const auto now = steady::now();
     abrupt_at_ = now + cfg_.drain_spread + cfg_.close_timeout + shutdown_grace;
-    if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, now + cfg_.hard_stop_after);
+    // --hard-stop-after counts from the signal, the lame-duck delay included.
+    if (cfg_.hard_stop_after.count() > 0) abrupt_at_ = std::min(abrupt_at_, signalled_at_ + cfg_.hard_stop_after);
     for (auto& w : workers_)
         asio::post(w->get_executor(), [&w = *w, spread = cfg_.drain_spread] { w.drain(spread); });
     wait_for_sessions();
@@ -286,6 +299,10 @@ void server::wait_for_sessions() {
         close_http(false);
     }
     if (http_closed_ && open_connections_.load() == 0) {
+        // Every session has ended: each worker copies its wheel figures once more, on its own
+        // executor, before its thread runs out of work (main.cpp's final stats document reads
+        // them after the join, so they are never older than its close counters).
+        for (auto& w : workers_) asio::post(w->get_executor(), [&w = *w] { w.take_last_snapshot(); });
         work_.clear();
         signals_.cancel();  // no second signal to wait for: io_ runs out of work
         log("stopped");
@@ -339,7 +356,7 @@ server::totals server::collect() const {
 }
 
 bool server::health_check() const {
-    const bool serving = !draining_.load(std::memory_order_relaxed);
+    const bool serving = !unhealthy_.load(std::memory_order_relaxed);
     (serving ? healthz_ok_ : healthz_unavailable_).fetch_add(1, std::memory_order_relaxed);
     return serving;
 }
@@ -452,7 +469,8 @@ std::string server::metrics_text() const {
             refused_.load(std::memory_order_relaxed));
     counter("accept_errors_total", "Failed accepts (e.g. out of descriptors).",
             accept_errors_.load(std::memory_order_relaxed));
-    counter("messages_echoed_total", "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads echoed.",
+    counter("messages_echoed_total",
+            "WebSocket messages, TCP lines (--tcp-echo=lines) or TCP reads read; echoed: this less messages_unechoed_total.",
             t.messages);
     counter("messages_unechoed_total",
             "WebSocket messages read but not echoed: read after the session's close began, or queued when it ended.",

@@ -8,7 +8,9 @@
 // accepted onto its worker's executor (round robin) and everything about it, and every step of
 // the stop that touches the worker's sessions or wheel, is posted to that executor.
 //
-// The stop (first SIGINT/SIGTERM):
+// The stop (first SIGINT/SIGTERM). With --lame-duck D, /healthz answers 503 from the signal
+// on and nothing else changes for D (both listeners accept, upgrades are served, sessions run):
+// a balancer that only polls readiness takes the process out before the drain. Then:
 //  1. the raw-TCP listener closes at once;
 //  2. the HTTP listener stays open for plain HTTP only: GET /, /stats and /metrics keep being
 //     served, on new and existing keep-alive connections (/stats says "draining": true,
@@ -20,8 +22,9 @@
 //     the echo queued then, then a FIN, as tcp_session.hpp says);
 //  4. once none of them is left, the HTTP listener closes and the plain-HTTP connections are
 //     closed (closed.shutdown); the process exits 0 when every session is gone.
-// Bounds: whatever is still open --close-timeout plus 0.5 s after the spread, or at
-// --hard-stop-after if that comes first, or at a second signal, is closed abruptly (plain HTTP
+// Bounds (from the drain's start): whatever is still open --close-timeout plus 0.5 s after the
+// spread, or at --hard-stop-after if that comes first, or at a second signal (during the
+// lame-duck delay too), is closed abruptly (plain HTTP
 // and the HTTP listener included); a session that still has not ended 1 s after that is
 // abandoned and the process exits 0 without it (wait_for_sessions).
 #ifndef IDLEWHEEL_DEMO_SERVER_HPP
@@ -66,7 +69,8 @@ public:
     [[nodiscard]] std::string stats_json() const override;
     /// The /metrics page, Prometheus text format 0.0.4 (any thread).
     [[nodiscard]] std::string metrics_text() const override;
-    /// GET /healthz (any thread): !draining, counted.
+    /// GET /healthz (any thread): false from the first signal on (the lame-duck delay, then the
+    /// drain), counted.
     [[nodiscard]] bool health_check() const override;
 
 private:
@@ -108,15 +112,18 @@ private:
     std::unique_ptr<listener_state> tcp_, web_;
     asio::signal_set signals_;
     asio::steady_timer shutdown_timer_;
+    asio::steady_timer lame_duck_timer_;  // --lame-duck: from the first signal to the drain
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, accept_errors_{0};
     mutable std::atomic<std::uint64_t> healthz_ok_{0}, healthz_unavailable_{0};  // GET /healthz answers
     std::size_t next_worker_ = 0;
-    bool stopping_ = false;              // the first signal came: the TCP listener is closed
+    bool signalled_ = false;             // the first signal came (the lame-duck delay, if any, runs)
+    std::atomic<bool> unhealthy_{false};  // signalled_, for /healthz on the worker threads
+    bool stopping_ = false;              // the drain began: the TCP listener is closed
     bool http_closed_ = false;           // the HTTP listener is closed, every session asked to close
     std::atomic<bool> draining_{false};  // stopping_, for /stats and /metrics on the worker threads
     bool abrupt_sent_ = false;           // shutdown: the abrupt close was asked for
-    steady::time_point abrupt_at_{}, abrupt_sent_at_{};
+    steady::time_point signalled_at_{}, abrupt_at_{}, abrupt_sent_at_{};
     bool abandoned_ = false;  // shutdown: sessions still stuck after the abrupt close; exit without them
     unsigned long long fd_soft_ = 0, fd_hard_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

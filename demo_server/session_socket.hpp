@@ -12,7 +12,8 @@
 //    it with its own outcome (closed, the protocol error, message too big), so the session
 //    counts the cause Beast saw, not the timeout's.
 //
-// Under --tls the stack is websocket::stream<ssl::stream<session_socket>>: Beast's teardown of
+// Under --tls the stack is websocket::stream<message_counting_stream<ssl::stream<session_socket>>>
+// (message_count.hpp: a counting layer that forwards the teardown to the next): Beast's teardown of
 // an ssl::stream first exchanges close_notify (async_shutdown, which waits for the peer's) and
 // only then tears the socket down, so the overload at the end of this file tells the session
 // when the TLS shutdown starts: the whole of it is under --close-timeout. The FIN is never held

@@ -48,6 +48,7 @@
 
 #include "http_routes.hpp"
 #include "log.hpp"
+#include "message_count.hpp"
 #include "session_socket.hpp"
 #include "timers/timer_policy.hpp"
 #include "tls.hpp"
@@ -134,17 +135,7 @@ public:
             if (closing_) return;
             // Mid-upgrade, Beast forbids async_close until async_accept completes: on_accept closes then.
             if (!ws_->is_open()) return;
-            // Every message already read is echoed before the close frame: with echo still
-            // queued the close waits until the queue is empty (on_write). Reading goes on
-            // meanwhile (the peer's own close frame or FIN must be seen), but what is read from
-            // now on is not echoed (counted in messages_unechoed, as after the close frame):
-            // otherwise a client that never pauses would keep the queue full and get no 1001
-            // before the drain's abrupt bound (--close-timeout after the spread).
-            if (!queue_.empty()) {
-                close_after_echo_ = true;
-                return;
-            }
-            return start_close(close_cause::shutdown, going_away());
+            return going_away_after_echo(close_cause::shutdown);
         }
         finish(close_cause::shutdown, ending::normal);  // plain HTTP: the drain's end
     }
@@ -170,11 +161,13 @@ public:
             {}, [self = this->shared_from_this()](boost::system::error_code) { self->ping_in_flight_ = false; });
     }
     void on_dead_peer() { finish(close_cause::dead_peer); }
+    // --max-lifetime: as the drain's turn (1001, after the echo of what was read), so that a
+    // client moves to another server (through a balancer: the least loaded) losing nothing.
     void on_max_lifetime() {
         if (kind_ == session_kind::http) return finish(close_cause::max_lifetime, ending::normal);
-        if (ws_ && ws_->is_open())
-            return start_close(close_cause::max_lifetime, {websocket::close_code::normal, "max lifetime"});
-        if (!closing_) finish(close_cause::max_lifetime, ending::normal);  // mid-upgrade
+        if (closing_) return;
+        if (ws_ && ws_->is_open()) return going_away_after_echo(close_cause::max_lifetime);
+        finish(close_cause::max_lifetime, ending::normal);  // mid-upgrade
     }
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
@@ -189,6 +182,12 @@ public:
         if (draining_) {
             if (!worker_.cfg.quiet)
                 log("websocket: peer sent FIN and read nothing for --close-timeout (", progress_.quiet_ms(),
+                    " ms since the last write progress), ", queued_, " bytes dropped");
+            return finish(close_cause::client_close);
+        }
+        if (cause_ == close_cause::client_close) {  // its close frame is still unanswered: our echo is stuck
+            if (!worker_.cfg.quiet)
+                log("websocket: peer sent a close frame and read nothing for --close-timeout (", progress_.quiet_ms(),
                     " ms since the last write progress), ", queued_, " bytes dropped");
             return finish(close_cause::client_close);
         }
@@ -348,15 +347,32 @@ private:
     void upgrade(http::request<http::empty_body> req) {
         worker_.counters.became(session_kind::http, session_kind::websocket);
         kind_ = session_kind::websocket;
-        ws_.emplace(std::move(*stream_));
+        ws_.emplace(std::move(*stream_), worker_.cfg.max_message_size);
         stream_.reset();
         ws_->set_option(
             websocket::stream_base::timeout{websocket::stream_base::none(), websocket::stream_base::none(), false});
         ws_->read_message_max(worker_.cfg.max_message_size);
-        ws_->control_callback([this](websocket::frame_type, beast::string_view) { timers_.on_control(); });
+        ws_->control_callback([this](websocket::frame_type kind, beast::string_view) {
+            if (kind == websocket::frame_type::close) return peer_sent_close();
+            timers_.on_control();
+        });
         buffer_.clear();
         ws_->async_accept(req,
                           [self = this->shared_from_this()](boost::system::error_code ec) { self->on_accept(ec); });
+    }
+
+    // The peer's close frame arrived (Beast's read saw it). Beast answers it only once it holds
+    // the write, which an echo stuck behind a peer that does not read keeps: so the close
+    // deadline starts here, not at Beast's teardown, and the close is the client's from now on
+    // (client_close, however the socket then ends). Our own close already under way keeps its
+    // cause and its deadline. No more echo goes out after the piece being written: Beast's
+    // answer is next.
+    void peer_sent_close() {
+        if (closing_ || closed_) return;
+        closing_ = true;
+        set_cause(close_cause::client_close);
+        progress_.mark();
+        timers_.closing();
     }
 
     void on_accept(boost::system::error_code ec) {
@@ -395,6 +411,7 @@ private:
         }
         timers_.on_read();
         last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
+        ++delivered_;
         worker_.counters.messages.fetch_add(1, std::memory_order_relaxed);
         worker_.counters.bytes.fetch_add(n, std::memory_order_relaxed);
         if (!closing_ && !close_after_echo_)
@@ -455,12 +472,29 @@ private:
         }
         sent_ = 0;
         queue_.pop_front();
-        if (queue_.empty() && close_after_echo_ && !draining_) return start_close(close_cause::shutdown, going_away());
+        if (queue_.empty() && close_after_echo_ && !draining_)
+            return start_close(after_echo_cause_, going_away(after_echo_cause_));
         if (!queue_.empty() && !closing_) {
             write_next();
         } else if (queue_.empty() && draining_) {
             beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
+    }
+
+    // A 1001 close (the drain's turn, --max-lifetime) that keeps every message already read:
+    // with echo still queued the close waits until the queue is empty (on_write). Reading goes
+    // on meanwhile (the peer's own close frame or FIN must be seen), but what is read from now
+    // on is not echoed (counted in messages_unechoed, as after the close frame): otherwise a
+    // client that never pauses would keep the queue full and get no 1001 before the drain's
+    // abrupt bound (--close-timeout after the spread). The first cause asked for is kept.
+    void going_away_after_echo(close_cause cause) {
+        if (close_after_echo_) return;
+        if (!queue_.empty()) {
+            close_after_echo_ = true;
+            after_echo_cause_ = cause;
+            return;
+        }
+        start_close(cause, going_away(cause));
     }
 
     void start_close(close_cause cause, websocket::close_reason reason) {
@@ -497,8 +531,15 @@ private:
         closed_ = true;
         timers_.stop_all();
         worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
-        if (kind_ == session_kind::websocket)
-            worker_.counters.messages_unechoed.fetch_add(queue_.size(), std::memory_order_relaxed);
+        // Not echoed: what is still queued, and what Beast read but never handed on (the
+        // messages its close operation discarded after our close frame, or left in its buffer);
+        // the latter are messages read too (so that messages less messages_unechoed is what
+        // went out).
+        if (kind_ == session_kind::websocket) {
+            const std::uint64_t undelivered = ws_->next_layer().messages_read() - delivered_;
+            worker_.counters.messages.fetch_add(undelivered, std::memory_order_relaxed);
+            worker_.counters.messages_unechoed.fetch_add(queue_.size() + undelivered, std::memory_order_relaxed);
+        }
         // Echo abandoned: reset rather than a FIN queued behind it (as tcp_session), so no orphan.
         if (how == ending::give_up || queued_ > 0) reset_if_unsent(lowest_socket(), queued_);
         if (ws_) {
@@ -511,7 +552,9 @@ private:
         }
     }
 
-    static websocket::close_reason going_away() { return {websocket::close_code::going_away, "server shutting down"}; }
+    static websocket::close_reason going_away(close_cause why) {
+        return {websocket::close_code::going_away, why == close_cause::max_lifetime ? "max lifetime" : "server shutting down"};
+    }
 
     [[nodiscard]] asio::ip::tcp::socket& lowest_socket() noexcept {
         if (ws_) return beast::get_lowest_layer(*ws_);
@@ -533,20 +576,22 @@ private:
     // --tls: the accepted socket until its first byte arrives (then moved into stream_).
     [[no_unique_address]] std::conditional_t<Tls, std::optional<asio::ip::tcp::socket>, std::monostate> before_hello_;
     std::optional<layer> stream_;  // HTTP (TLS: from the first byte); moved into ws_ at the upgrade
-    std::optional<websocket::stream<layer>> ws_;
+    std::optional<websocket::stream<message_counting_stream<layer>>> ws_;
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
     std::deque<outgoing> queue_;
     std::size_t queued_ = 0;  // unsent bytes in queue_
     std::size_t sent_ = 0;    // bytes of queue_.front() already written
+    std::uint64_t delivered_ = 0;  // messages Beast handed to on_message (against ws_'s count of messages read)
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     progress_stamp progress_;  // while draining or closing: the last write progress, for the drop's log line
     session_kind kind_ = session_kind::http;
     std::optional<close_cause> cause_;
     bool closing_ = false;   // a close handshake is under way: no new read, no more echo
-    bool close_after_echo_ = false;  // the drain asked for 1001: it goes once the queue is empty; nothing more is queued
+    bool close_after_echo_ = false;  // a 1001 was asked for: it goes once the queue is empty; nothing more is queued
+    close_cause after_echo_cause_ = close_cause::shutdown;  // what asked for it (the drain, --max-lifetime)
     bool draining_ = false;  // the peer sent FIN: sending what is queued, then closing
     bool closed_ = false;
     bool writing_ = false;

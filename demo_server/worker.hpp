@@ -306,6 +306,11 @@ public:
     // A session ended: one connection slot free again (see --max-connections).
     void release_connection() noexcept { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
 
+    // The server's last step, once every session has ended: the wheel figures as they are now,
+    // so the final stats document holds no wheel snapshot older than its close counters. On
+    // the worker's executor.
+    void take_last_snapshot() { copy_snapshot(); }
+
     [[nodiscard]] timer_snapshot snapshot() const {
         std::lock_guard lock(snapshot_mutex_);
         return snapshot_;
@@ -350,16 +355,18 @@ private:
 
     void refresh_snapshot() {
         coarse_now.store(steady::now(), std::memory_order_relaxed);
-        {
-            std::lock_guard lock(snapshot_mutex_);
-            snapshot_.wheel = wheel.stats();
-            snapshot_.liveness = liveness;
-        }
+        copy_snapshot();
         if (stopping) return;
         snapshot_timer_.expires_after(std::chrono::milliseconds(250));
         snapshot_timer_.async_wait([this](boost::system::error_code ec) {
             if (!ec) refresh_snapshot();
         });
+    }
+
+    void copy_snapshot() {
+        std::lock_guard lock(snapshot_mutex_);
+        snapshot_.wheel = wheel.stats();
+        snapshot_.liveness = liveness;
     }
 
     std::atomic<std::int64_t>& open_connections_;

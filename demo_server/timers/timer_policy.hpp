@@ -40,7 +40,7 @@ inline steady::duration random_spread(std::chrono::nanoseconds spread) {
 template <class Config>
 steady::time_point lifetime_end(const Config& cfg, steady::time_point accepted) {
     if (cfg.max_lifetime.count() <= 0) return steady::time_point::max();
-    return accepted + std::chrono::duration_cast<steady::duration>(cfg.max_lifetime) + random_spread(cfg.ping_jitter);
+    return accepted + std::chrono::duration_cast<steady::duration>(cfg.max_lifetime) + random_spread(cfg.max_lifetime_jitter);
 }
 
 template <class T>

@@ -48,7 +48,7 @@ protected:
     [[nodiscard]] worker& owner() const noexcept { return config().owner; }
     [[nodiscard]] Session& session() noexcept { return config().session_at.template owner<Session>(live_); }
 
-    // --max-lifetime from now (spread by up to --ping-jitter); nothing if it is off.
+    // --max-lifetime from now (lengthened by up to --max-lifetime-jitter); nothing if it is off.
     void start_lifetime() {
         worker& w = owner();
         const auto end = lifetime_end(w.cfg, steady::now());

@@ -4,7 +4,7 @@ in front of 3 demo_server processes, a loadgen --reconnect load through it, and 
 turn stopped with SIGTERM (--drain-spread), taken out of rotation by the health check (GET
 /healthz answers 503 from the signal on), drained, exited 0 and started again on its port.
 
-Usage: rolling_restart.py DEMO_SERVER LOADGEN [--clients N] [--out DIR] [--bench]
+Usage: rolling_restart.py DEMO_SERVER LOADGEN [--clients N] [--out DIR] [--bench] [--lifetime SECONDS]
   --bench: the bench/fleet.sh form (more clients, longer timeouts), prints a figures table.
 
 Everything listens on 127.0.0.1, on ports picked free at the start. HAProxy's config is the
@@ -23,15 +23,25 @@ bench/loadgen/README.md "Reconnecting"):
   - echoes: per client every echo is the awaited sequence number (in order, no gap, no
     duplicate: echo_mismatch 0), and every message sent was echoed once, or was still in
     flight when loadgen stopped (echoes lost 0).
+  - rebalancing: the servers run with --max-lifetime 9s --max-lifetime-jitter 4s (sessions
+    closed with 1001 "max lifetime", their clients reconnect through leastconn); 16 s after the
+    last restarted server is back UP, each server holds 1/3 +- 0.08 of the open sessions (the
+    active clients). With --lifetime 0 the spread is printed, not asserted (the baseline).
+  - an HAProxy reload (a new haproxy with -sf) with 3 tunnels open: the old process is still
+    there after 1 s (its tunnels), gone within hard-stop-after (2 s here) + slack, its tunnels
+    cut; the new one upgrades. HAProxy's request log (option httplog) has lines; the retried
+    ones are counted and printed.
   - the servers (every process, restarted ones included, summed from the /stats document each
     prints as it exits) agree with the clients:
-      websocket_going_away (1001 sent) == closes with 1001 the clients saw (going_away)
+      websocket_going_away (1001 sent) == closes with 1001 the clients saw (going_away), but for
+        those of the last half second (--max-lifetime closes go on until loadgen stops)
       closed.idle (1000 idle timeout)  == idle + pinger clients that ended with 1000 idle
       closed.dead_peer                 == dead clients dropped
       echoed = messages - messages_unechoed,
         clients' echoes <= echoed <= clients' echoes + messages in flight at the end
       messages_unechoed (read after the close began) <= messages the clients resent
-      reconnects == closes with 1001 (every 1001 led to a new session)
+      reconnects == closes with 1001 (every 1001 led to a new session), but for the last half
+        second's
 Prints one PASS or FAIL line (and the figures); exits non-zero on failure.
 """
 
@@ -68,7 +78,13 @@ SETTINGS = {
     "interval":      (0.5,    1.0),   # active clients' send interval
     "settle":        (3.0,    4.0),   # after every client is up, before the first SIGTERM
     "connect_rate":  (800,    1500),
+    # --max-lifetime (0: off) and --max-lifetime-jitter: the rebalancing after the restarts.
+    # Longer than the idle timeout, so idle clients and pingers still meet their idle kick.
+    "max_lifetime":  (9.0,    0.0),
+    "lifetime_jitter": (4.0,  0.0),
 }
+SPREAD_TOLERANCE = 0.08  # each server's share of the open sessions within 1/3 +- this
+HARD_STOP_AFTER = 2.0    # FLEET_HARD_STOP_AFTER here: shorter than a raw client's dead-peer drop (ping + pong)
 SLACK = 4.0          # upper bounds on a loaded 2-core machine (loadgen --allowance too)
 TALLY = clients.Tally()     # every failed check, printed as it happens; the run goes on
 check = TALLY.check
@@ -113,7 +129,9 @@ class Server:
              "--pong-timeout", "%dms" % (s["pong_timeout"] * 1000),
              "--ping-jitter", "%dms" % (s["ping_jitter"] * 1000),
              "--close-timeout", "%dms" % (s["close_timeout"] * 1000),
-             "--drain-spread", "%dms" % (s["drain_spread"] * 1000), "--quiet"],
+             "--drain-spread", "%dms" % (s["drain_spread"] * 1000),
+             "--max-lifetime", "%dms" % (s["max_lifetime"] * 1000),
+             "--max-lifetime-jitter", "%dms" % (s["lifetime_jitter"] * 1000), "--quiet"],
             stdout=subprocess.PIPE, stderr=log)
         log.close()
         self.generation += 1
@@ -229,11 +247,17 @@ def main():
     ap.add_argument("--clients", type=int)
     ap.add_argument("--out")
     ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--lifetime", type=float, help="--max-lifetime in seconds (0: off, the spread is then measured, not asserted)")
     a = ap.parse_args()
     col = 1 if a.bench else 0
     s = {k: v[col] for k, v in SETTINGS.items()}
     if a.clients:
         s["clients"] = a.clients
+    if a.lifetime is not None:
+        s["max_lifetime"] = a.lifetime
+    # When the spread is read: every active client's session then was placed (by leastconn)
+    # after the last restarted server was back (test values even with --lifetime 0, to compare).
+    spread_wait = SETTINGS["max_lifetime"][0] + SETTINGS["lifetime_jitter"][0] + 3.0
     workdir = a.out or tempfile.mkdtemp(prefix="fleet.")
     os.makedirs(workdir, exist_ok=True)
     procs = []   # everything started, killed by PID in the finally
@@ -264,7 +288,8 @@ def main():
                    FLEET_MAXCONN=str(s["clients"] + 500),
                    # idle timeout + close timeout + margin: the server, never HAProxy, ends idle sessions
                    FLEET_TIMEOUT_TUNNEL="%ds" % int(s["idle_timeout"] + s["close_timeout"] + 20),
-                   FLEET_CHECK_INTER="%dms" % (s["check_inter"] * 1000))
+                   FLEET_CHECK_INTER="%dms" % (s["check_inter"] * 1000),
+                   FLEET_HARD_STOP_AFTER="%dms" % (HARD_STOP_AFTER * 1000))
         hlog = open(os.path.join(workdir, "haproxy.log"), "wb")
         haproxy = subprocess.Popen(["haproxy", "-f", RECIPE, "-db"], env=env, stdout=hlog, stderr=subprocess.STDOUT)
         hlog.close()
@@ -277,7 +302,9 @@ def main():
         restart_s = 3 * (s["drain_spread"] + s["close_timeout"] + 2 * s["check_inter"] + 2.0)
         # + 12 s: a loaded machine connects and restarts more slowly; every idle client reconnected
         # in the last drain must still reach its idle kick before loadgen stops.
-        duration = connect_s + s["settle"] + restart_s + s["idle_timeout"] + s["close_timeout"] + 12
+        # The spread is read spread_wait after the last restart: loadgen must still run then.
+        duration = connect_s + s["settle"] + restart_s + max(s["idle_timeout"] + s["close_timeout"] + 12,
+                                                             spread_wait + 10)
         result_path = os.path.join(workdir, "loadgen.json")
         llog = open(os.path.join(workdir, "loadgen.log"), "wb")
         loadgen = subprocess.Popen(
@@ -320,6 +347,13 @@ def main():
                              "up_after_s": round(time.monotonic() - t0, 3)})
             print("  %s: DOWN %.2f s after SIGTERM, exited 0 after %.2f s, UP again after %.2f s"
                   % (name, t_down, t_exit, time.monotonic() - t0), flush=True)
+        last_up = time.monotonic()
+
+        shares = measure_spread(servers, loadgen, last_up, spread_wait, s)
+        if a.bench is False and s["max_lifetime"] > 0 and shares is not None:
+            check(all(abs(x - 1 / 3) <= SPREAD_TOLERANCE for x in shares),
+                  "the fleet is not even %.0f s after the last restart: shares %s (1/3 +- %.2f each)"
+                  % (spread_wait, ", ".join("%.3f" % x for x in shares), SPREAD_TOLERANCE))
 
         try:
             lrc = loadgen.wait(timeout=duration + 60)
@@ -333,6 +367,11 @@ def main():
         for srv in servers:
             check(wait_no_websocket(srv.port, 15),
                   "server %d: WebSocket sessions still open 15 s after loadgen ended" % srv.index)
+        haproxy = reload_haproxy(haproxy, env, front, workdir, procs)
+        log_lines(workdir)
+        for srv in servers:
+            check(wait_no_websocket(srv.port, 15),
+                  "server %d: WebSocket sessions still open 15 s after the reload" % srv.index)
         for srv in servers:
             rc, _ = srv.stop_and_collect(s["drain_spread"] + s["close_timeout"] + 10)
             check(rc == 0, "server %d (restarted): exit code %s" % (srv.index, rc))
@@ -367,6 +406,102 @@ def main():
     return 0
 
 
+def open_websockets(port):
+    with urllib.request.urlopen("http://127.0.0.1:%d/stats" % port, timeout=3) as r:
+        return json.load(r)["open"]["websocket"]
+
+
+def measure_spread(servers, loadgen, last_up, wait, s):
+    """Each server's share of the open WebSocket sessions `wait` s after `last_up` (monotonic): by then the idle,
+    pinger and dead clients are gone (kicked or dropped), the active ones are open. None if
+    loadgen had already ended."""
+    time.sleep(max(0.0, last_up + wait - time.monotonic()))
+    if not check(loadgen.poll() is None, "loadgen ended before the spread was read: lengthen its duration"):
+        return None
+    counts = [open_websockets(srv.port) for srv in servers]
+    n = sum(counts)
+    if not check(n > 0, "no WebSocket session open when the spread was read"):
+        return None
+    shares = [c / n for c in counts]
+    how = ("--max-lifetime %gs --max-lifetime-jitter %gs" % (s["max_lifetime"], s["lifetime_jitter"])
+           if s["max_lifetime"] > 0 else "without --max-lifetime")
+    print("  spread %.0f s after the last restart, %s: %s of %d open sessions (s1, s2, s3; even 0.333)"
+          % (wait, how, ", ".join("%.3f" % x for x in shares), n), flush=True)
+    return shares
+
+
+def raw_upgrade(port):
+    """A WebSocket upgrade through HAProxy on a raw socket; the socket and the status line."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=5)
+    c.sendall(b"GET / HTTP/1.1\r\nHost: fleet\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return c, head.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+def reload_haproxy(old, env, front, workdir, procs):
+    """An HAProxy reload (a new process with -sf): the old one keeps its WebSocket tunnels, and
+    exits at hard-stop-after, cutting them; new upgrades go to the new process. Returns it."""
+    tunnels = [raw_upgrade(front) for _ in range(3)]
+    check(all(status.startswith("HTTP/1.1 101") for _, status in tunnels),
+          "upgrades before the reload: %s" % [st for _, st in tunnels])
+    hlog = open(os.path.join(workdir, "haproxy.reloaded.log"), "wb")
+    t0 = time.monotonic()
+    new = subprocess.Popen(["haproxy", "-f", RECIPE, "-db", "-sf", str(old.pid)], env=env, stdout=hlog,
+                           stderr=subprocess.STDOUT)
+    hlog.close()
+    procs.append(new)
+    time.sleep(HARD_STOP_AFTER / 2)
+    check(old.poll() is None, "the old haproxy exited %.1f s after the reload with tunnels open: "
+          "hard-stop-after untested" % (time.monotonic() - t0))
+    try:
+        old.wait(timeout=HARD_STOP_AFTER + SLACK)
+    except subprocess.TimeoutExpired:
+        pass
+    gone = time.monotonic() - t0
+    check(old.poll() is not None, "the old haproxy still runs %.1f s after the reload (hard-stop-after %gs)"
+          % (gone, HARD_STOP_AFTER))
+    cut = 0
+    for c, _ in tunnels:
+        c.settimeout(SLACK)
+        try:
+            while c.recv(4096):
+                pass
+            cut += 1
+        except ConnectionResetError:
+            cut += 1
+        except OSError:
+            pass
+        c.close()
+    check(cut == len(tunnels), "only %d of %d tunnels through the old haproxy ended at hard-stop-after" % (cut, len(tunnels)))
+    probe, status = raw_upgrade(front)
+    probe.close()
+    check(status.startswith("HTTP/1.1 101"), "an upgrade after the reload got '%s'" % status)
+    print("  reload: the old haproxy exited %.2f s after it (hard-stop-after %gs), its %d tunnels cut; "
+          "the new one upgrades" % (gone, HARD_STOP_AFTER, cut), flush=True)
+    return new
+
+
+def log_lines(workdir):
+    """HAProxy's request log (option httplog on stdout): one line per request or tunnel; counts
+    the lines whose retries field is not 0 (a 503 or a failed connect retried, '+' when
+    redispatched)."""
+    with open(os.path.join(workdir, "haproxy.log"), errors="replace") as f:
+        lines = [line for line in f if " demo_servers/" in line]
+    retried = 0
+    for line in lines:
+        counters = [field for field in line.split() if field.count("/") == 4 and field.split("/")[0].isdigit()]
+        if len(counters) >= 2 and counters[1].split("/")[-1] not in ("0",):
+            retried += 1
+    check(len(lines) > 0, "haproxy logged no request (option httplog)")
+    print("  haproxy log: %d requests, %d of them retried" % (len(lines), retried), flush=True)
+
+
 def total(servers, path):
     n = 0
     for srv in servers:
@@ -391,8 +526,17 @@ def judge(r, servers, s):
         check(checks[k] == 0, "loadgen: %s = %d" % (k, checks[k]))
     check(r["connect"]["connect_failed"] == 0 and r["connect"]["handshake_failed"] == 0, "failed connects or upgrades")
     check(rc["going_away"] > 0, "no client was closed with 1001: the drains did nothing")
-    check(rc["reconnects"] == rc["going_away"],
-          "reconnects %d != closes with 1001 %d" % (rc["reconnects"], rc["going_away"]))
+    # --max-lifetime closes sessions with 1001 until loadgen stops: a client may have got its
+    # 1001 and not reconnected yet (its back-off, at most --reconnect-delay 100 ms, then the
+    # upgrade), and a 1001 sent just before the stop may never have been read. Allowed: the
+    # lifetime closes of half a second (active clients / (D + J/2) per second); without
+    # --max-lifetime the counts are exact.
+    late = 0
+    if s["max_lifetime"] > 0:
+        late = int(r["scenario"]["mix"]["active"] / (s["max_lifetime"] + s["lifetime_jitter"] / 2) * 0.5) + 1
+    check(rc["reconnects"] <= rc["going_away"] <= rc["reconnects"] + late,
+          "reconnects %d, closes with 1001 %d (allowed: up to %d not yet reconnected at the end)"
+          % (rc["reconnects"], rc["going_away"], late))
     check(rc["echoes_lost"] == 0, "echoes lost: %d" % rc["echoes_lost"])
     check(rc["echo_mismatch"] == 0, "echoes out of order / duplicated: %d" % rc["echo_mismatch"])
     check(o["active"]["open"] == r["scenario"]["mix"]["active"], "active clients not all open at the end: %s" % o["active"])
@@ -411,7 +555,9 @@ def judge(r, servers, s):
           % (shutdown, idle, dead, messages, unechoed))
     print("  clients: 1001 %d, 1000 idle %d, dropped %d, echoes %d, pending at end %d, resent %d"
           % (rc["going_away"], client_idle, client_dropped, client_echoes, rc["pending_at_end"], rc["resent"]))
-    check(shutdown == rc["going_away"], "servers sent 1001 %d times, clients saw %d" % (shutdown, rc["going_away"]))
+    check(rc["going_away"] <= shutdown <= rc["going_away"] + late,
+          "servers sent 1001 %d times, clients saw %d (allowed: up to %d unseen at the end)"
+          % (shutdown, rc["going_away"], late))
     check(idle == client_idle, "servers kicked %d idle, clients saw %d idle kicks" % (idle, client_idle))
     check(dead == client_dropped, "servers dropped %d dead peers, clients saw %d drops" % (dead, client_dropped))
     check(client_echoes <= echoed <= client_echoes + rc["pending_at_end"],

@@ -171,6 +171,16 @@ public:
         }
     }
 
+    /// What the server wrote to stdout after its listening line, until it closed stdout (it
+    /// exited) or `timeout` passed. Call it once, after the server was asked to stop.
+    [[nodiscard]] std::string rest_of_stdout(clock::duration timeout) {
+        std::string text;
+        const auto deadline = clock::now() + timeout;
+        while (read_some(text, deadline)) {
+        }
+        return text;
+    }
+
     /// Everything the server wrote to stderr so far.
     [[nodiscard]] std::string log() const {
         std::string text;

@@ -163,6 +163,44 @@ BOOST_AUTO_TEST_CASE(no_new_connections_after_sigterm) {
     BOOST_TEST(*code == 0);
 }
 
+// --lame-duck: from SIGTERM on /healthz answers 503, and for the delay nothing else changes: a
+// new WebSocket client is upgraded and echoed, a new raw-TCP client too, a client already open
+// keeps being echoed, /stats does not say draining. Then the drain: 1001 for the WebSocket
+// clients (never before the delay), and exit 0.
+BOOST_DATA_TEST_CASE(lame_duck_answers_503_and_serves_until_the_drain, bdata::make(timer_modes), mode) {
+    constexpr auto lame_duck = 3s;
+    demo_server srv(mode, {"--lame-duck", "3s", "--close-timeout", "1s", "--idle-timeout", "60s", "--ping-interval", "0s"});
+    ws_client before(srv.http_endpoint());
+    before.echo("before the signal");
+    BOOST_TEST(http_get(srv.http_endpoint(), "/healthz").status == 200U);
+    const auto t0 = clock::now();
+    srv.signal(SIGTERM);
+    BOOST_TEST_REQUIRE(wait_until([&] { return http_get(srv.http_endpoint(), "/healthz").status == 503U; }, 2s),
+                       "/healthz still 200 after SIGTERM");
+    ws_client during(srv.http_endpoint());  // a new upgrade is accepted, and served
+    during.echo("during the lame duck");
+    before.echo("still served");
+    tcp_client tcp(srv.tcp_endpoint());
+    tcp.write("tcp during the lame duck\n");
+    BOOST_TEST(tcp.read_exactly(24) == "tcp during the lame duck");
+    BOOST_TEST(!fetch_stats(srv.http_endpoint()).at("draining").as_bool(), "/stats says draining during the lame duck");
+    const auto checked = clock::now() - t0;
+    BOOST_TEST_MESSAGE("served during the lame duck until " << ms(checked) << " ms after SIGTERM");
+    BOOST_TEST(ms(checked) < ms(lame_duck), "the checks took longer than the lame-duck delay: they prove nothing");
+    auto first = std::async(std::launch::async, [&] { return before.read(lame_duck + 10s); });
+    auto second = std::async(std::launch::async, [&] { return during.read(lame_duck + 10s); });
+    for (auto* f : {&first, &second}) {
+        const auto m = get_within(*f, lame_duck + 15s);
+        BOOST_TEST((m.ec == websocket::error::closed), m.ec.message());
+        BOOST_TEST(m.reason.code == websocket::close_code::going_away, "close code " << m.reason.code);
+    }
+    BOOST_TEST(ms(clock::now() - t0) >= ms(lame_duck) - 20, "the drain began before --lame-duck");
+    tcp.wait_closed(5s);
+    const auto code = srv.wait_exit(10s);
+    BOOST_TEST_REQUIRE(code.has_value(), "still running 10 s after the drain");
+    BOOST_TEST(*code == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(command_line)
@@ -171,7 +209,7 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {
     const auto r = server_process::run(demo_binary(), {"--help"});
     BOOST_TEST_REQUIRE(r.exit_code.has_value());
     BOOST_TEST(*r.exit_code == 0);
-    for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--drain-spread", "--hard-stop-after", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
+    for (const auto* option : {"--reuse-port", "none", "--max-backlog-total", "--max-lifetime", "--max-lifetime-jitter", "--drain-spread", "--hard-stop-after", "--lame-duck", "--idle-timeout", "--ping-interval", "--pong-timeout", "--handshake-timeout", "--tick", "--timers",
                                "--threads", "--io-threads", "--shards", "--tls", "--tls-cert", "--tls-key", "--max-connections", "--max-message-size", "--address", "--tcp-port", "--http-port"})
         BOOST_TEST(r.out.find(option) != std::string::npos, "--help does not mention " << option);
     BOOST_TEST(r.out.find("listening") == std::string::npos, "--help must not start the server");
@@ -200,6 +238,8 @@ const std::vector<bad_case> bad_cases{
     {{"--tcp-echo", "words"}, {"--tcp-echo", "words"}},
     {{"--no-such-option"}, {"no-such-option"}},
     {{"--max-lifetime", "-1s"}, {"--max-lifetime"}},
+    {{"--lame-duck", "-1s"}, {"--lame-duck"}},
+    {{"--max-lifetime-jitter", "-1s"}, {"--max-lifetime-jitter"}},
     {{"--max-backlog", "1000", "--max-backlog-total", "10"}, {"--max-backlog-total"}},
     {{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, {"--tls-cert", "need --tls"}},
     {{"--tls", "--tls-cert", "c.pem"}, {"--tls-cert", "--tls-key"}},

@@ -425,6 +425,40 @@ BOOST_AUTO_TEST_CASE(close_frame_then_silence_released_by_close_timeout) {
     RELIABILITY_EXPECT_SERVING(srv, "after the silent closer");
 }
 
+// A client that sends 768 KiB of messages without reading, then a close frame, then nothing:
+// its echo is stuck behind its shut window, and Beast answers a close frame only once it holds
+// the write, which the stuck echo keeps. The close is the client's all the same: released
+// --close-timeout after its close frame as client_close, not before, not by the heartbeat
+// (dead_peer, after 1 s + 2 s here) nor as idle. The old server started the close deadline
+// only at Beast's teardown, which never came: dead_peer in every timer mode.
+BOOST_AUTO_TEST_CASE(close_frame_behind_a_stuck_echo_released_by_close_timeout) {
+    constexpr auto close_timeout = 500ms;
+    constexpr std::size_t messages = 12, size = 64 * 1024;  // 768 KiB
+    server srv({"--idle-timeout", "10s", "--close-timeout", "500ms", "--ping-interval", "1s", "--pong-timeout", "2s",
+                "--max-backlog", std::to_string(16 << 20)});
+    const auto before = srv.stats();
+    auto ws = raw_websocket::connect(srv.host(), srv.http_port(), 5s, 4096);
+    for (std::size_t i = 0; i < messages; ++i)
+        BOOST_TEST_REQUIRE((ws.send_frame(opcode::binary, pattern(size, i), 10s) == io_status::ok), "message " << i);
+    std::this_thread::sleep_for(300ms);  // all read by the server, the echo stuck behind the shut window
+    BOOST_TEST_REQUIRE(srv.stats().integer("unsent_bytes") > static_cast<std::int64_t>(size), "the echo is not stuck");
+    const auto from = clock::now();
+    BOOST_TEST_REQUIRE((ws.send_frame(opcode::close, std::string("\x03\xe8", 2)) == io_status::ok));
+    BOOST_TEST_REQUIRE(wait_until([&] { return srv.stats().integer("open.websocket") == 0; }, close_timeout + slack, 10ms),
+                       "still open long after --close-timeout");
+    const auto released = clock::now();
+    BOOST_TEST(ms(released - from) >= ms(close_timeout) - 20, "released before --close-timeout");
+    BOOST_TEST(ms(released - from) <= ms(close_timeout + slack));
+    const auto after = srv.stats();
+    for (const auto* other : {"closed.idle", "closed.dead_peer", "closed.error", "closed.backlog"})
+        BOOST_TEST(after.integer(other) == before.integer(other), other);
+    const auto log = srv.log();
+    BOOST_TEST(log.find("websocket session closed: client_close") != std::string::npos, log);
+    BOOST_TEST(log.find("websocket: peer sent a close frame and read nothing for --close-timeout") != std::string::npos, log);
+    BOOST_TEST(after.integer("unsent_bytes") == 0);
+    RELIABILITY_EXPECT_SERVING(srv, "after the close frame behind a stuck echo");
+}
+
 // SIGTERM while a client's own close handshake is under way (its close frame answered, its TCP
 // not yet ended): the drain leaves that close to finish, bounded by --close-timeout, and it is
 // counted as what started it. The old server cut it at once and counted it as shutdown (a TLS

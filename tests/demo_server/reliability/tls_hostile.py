@@ -24,6 +24,9 @@ TCP connection (EOF or reset seen by the client), timed from the client's connec
                        the server's, then never sends its TLS     after its close frame
                        close_notify nor FIN (Beast's TLS teardown (client_close: counted
                        waits for it)                              by what started it)
+  close_behind_echo    TLS + upgrade, 768 KiB of messages never   closed in [C, C+slack]   open at T+2 s
+                       read (the echo stuck), then a close frame, after its close frame
+                       then nothing; the end seen without reading (client_close)
   not_tls              plain HTTP on the TLS port                 closed at once (< 1 s), tls_failed +1 and a
                                                                   "tls handshake failed" log line, every mode
   oversized_hello      a handshake record opening a ClientHello   closed at once (< 1 s), tls_failed +1, every
@@ -39,7 +42,8 @@ TCP connection (EOF or reset seen by the client), timed from the client's connec
 
 Then /stats (over https, read until the counts settle: a client sees its connection end before the
 server has counted the close) must show the closes by cause: handshake_timeout +4 and dead_peer +1
-(wheel, asio), client_close +1 (wheel, asio: the withheld close_notify; C = --close-timeout 1 s),
+(wheel, asio), client_close +2 (wheel, asio: the withheld close_notify, the close behind the
+echo; C = --close-timeout 1 s),
 tls_failed +4, bad_request and error +0 (every mode); a wss:// client open at SIGTERM must get close 1001, and the server
 must exit 0. Prints one PASS or
 FAIL line; exits non-zero on failure. Every wait is bounded; the server is killed whatever
@@ -317,6 +321,33 @@ def corrupt_record_wss(host, port, until):
         return t0, closed_after(s, sent), sent
 
 
+def wait_gone_unread(sock, until):
+    """Without reading anything: the time the server reset or ended the connection (POLLERR,
+    POLLHUP or POLLRDHUP), or None if it is still open at `until` (monotonic)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        if poller.poll(max(1, int(left * 1000))):
+            return time.monotonic()
+
+
+def close_behind_echo(host, port, until):
+    s, t0, tls = upgraded(host, port)
+    with s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        payload = bytes(64 * 1024)  # 12 x 64 KiB: far more than the socket buffers hold
+        frame = bytes([0x82, 0x80 | 127]) + len(payload).to_bytes(8, "big") + b"\0\0\0\0" + payload  # mask 0
+        for _ in range(12):
+            tls.send(frame)
+        time.sleep(0.3)  # the server has read it all; its echo is stuck behind the unread window
+        sent = time.monotonic()  # the server's close deadline starts after this
+        tls.send(bytes([0x88, 0x82]) + b"\0\0\0\0" + b"\x03\xe8")
+        return t0, wait_gone_unread(s, until(sent)), sent
+
+
 def not_tls(host, port, until):
     s, t0 = connect(host, port)
     with s:
@@ -402,6 +433,8 @@ def run(binary, mode, extra):
             "vanishing_peer": (vanishing_peer, heartbeat_until),
             "close_notify_withheld": (close_notify_withheld,
                                       (lambda ref: ref + CLOSE + SLACK) if timed else (lambda ref: ref + OPEN_FOR)),
+            "close_behind_echo": (close_behind_echo,
+                                  (lambda ref: ref + CLOSE + SLACK) if timed else (lambda ref: ref + OPEN_FOR)),
             "not_tls": (not_tls, None),
             "oversized_hello": (oversized_hello, None),
             "corrupt_record_request": (corrupt_record_request, None),
@@ -436,7 +469,8 @@ def run(binary, mode, extra):
                     failures.append(f"{name}: still open {1.0 + SLACK} s after its bad bytes (expected closed at once)")
                 continue
             low, high = {"vanishing_peer": (PING + PONG, PING + JITTER + PONG + SLACK),
-                         "close_notify_withheld": (CLOSE, CLOSE + SLACK)}.get(name, (T, T + SLACK))
+                         "close_notify_withheld": (CLOSE, CLOSE + SLACK),
+                         "close_behind_echo": (CLOSE, CLOSE + SLACK)}.get(name, (T, T + SLACK))
             if not timed:
                 if after is not None:
                     failures.append(f"{name}: closed after {after:.2f} s with --timers=none (no liveness: expected open)")
@@ -453,7 +487,8 @@ def run(binary, mode, extra):
         # request or a transport error
         expect = {"tls_failed": 4, "bad_request": 0, "error": 0}
         if timed:
-            expect.update({"handshake_timeout": 4, "dead_peer": 1, "client_close": 3})  # + the control client, the first GET /stats
+            # client_close: the two above, the control client, the first GET /stats
+            expect.update({"handshake_timeout": 4, "dead_peer": 1, "client_close": 4})
         delta = closes_when_counted(host, port, before, expect)
         for cause, n in expect.items():
             if delta.get(cause) != n:
