@@ -536,7 +536,10 @@ private:
         // the latter are messages read too (so that messages less messages_unechoed is what
         // went out).
         if (kind_ == session_kind::websocket) {
-            const std::uint64_t undelivered = ws_->next_layer().messages_read() - delivered_;
+            // Every frame passes the counting layer, so it never counts fewer than delivered_;
+            // the guard keeps a miscount from wrapping the counters round.
+            const std::uint64_t counted = ws_->next_layer().messages_read();
+            const std::uint64_t undelivered = counted > delivered_ ? counted - delivered_ : 0;
             worker_.counters.messages.fetch_add(undelivered, std::memory_order_relaxed);
             worker_.counters.messages_unechoed.fetch_add(queue_.size() + undelivered, std::memory_order_relaxed);
         }
