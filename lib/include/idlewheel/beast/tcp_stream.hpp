@@ -167,7 +167,8 @@ public:
         // ends at once) and this completion goes round once more, as if by post.
         if (ec && deferrals_ < max_deferrals && stream_->wait_for_own_write(ops_)) {
             ++deferrals_;
-            net::post(net::append(std::move(*this), ec, args...));
+            const auto ex = stream_->get_executor();  // then the handler's own executor, as every completion
+            net::post(ex, net::append(std::move(*this), ec, args...));
             return;
         }
         std::exchange(stream_, nullptr)->finish(ops_, ec, transferred(args...));
