@@ -810,7 +810,7 @@ private:
     static constexpr std::uint8_t ws_awaiting = 2;     // a ping was sent (or due) at `since`: an answer awaited
     static constexpr std::uint8_t ws_ping_write = 4;   // the ping's write is pending on the socket
     static constexpr std::uint8_t ws_ping_queued = 8;  // the ping waits inside Beast for its turn to write
-    static constexpr std::uint8_t ws_pinging = 16;     // inside ws.async_ping() or the ping write's completion
+    static constexpr std::uint8_t ws_pinging = 16;     // inside ws.async_ping(): a write started now is the ping's
     static constexpr std::uint8_t ws_timed_out = 32;   // timed out with no operation pending: the next one reports it
     static constexpr std::uint8_t ws_read_seen = 64;    // handshake: a read completed (the request, or the answer)
     static constexpr std::uint8_t ws_write_seen = 128;  // handshake: a write completed (the answer, or the request)
