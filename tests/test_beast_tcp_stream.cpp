@@ -665,6 +665,9 @@ BOOST_AUTO_TEST_CASE(an_expiry_in_the_past_set_while_a_read_is_pending_is_the_wr
     advance_and_poll(io, 100ms, 10ms);
     BOOST_TEST(rr.calls == 0);  // the read has no deadline
     BOOST_TEST(wheel.pending() == 0U);
+    s().close();  // the read ends here, while `rr` is alive (not in the fixture's destructor)
+    settle(io);
+    expect_aborted(rr);
 }
 
 BOOST_AUTO_TEST_CASE(the_handlers_executor_allocator_and_cancellation_slot_are_honoured) {
