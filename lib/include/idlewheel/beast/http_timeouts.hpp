@@ -154,15 +154,10 @@ struct boost::system::is_error_code_enum<idlewheel::beast::http_error> : std::tr
 namespace idlewheel::beast {
 namespace detail {
 
-template <class T>
-struct is_wheel_tcp_stream : std::false_type {};
-template <class Wheel, class Executor>
-struct is_wheel_tcp_stream<basic_tcp_stream<Wheel, Executor>> : std::true_type {};
-
 template <class Stream>
 auto& deadline_layer(Stream& stream) noexcept {
     auto& lowest = boost::beast::get_lowest_layer(stream);
-    static_assert(is_wheel_tcp_stream<std::remove_reference_t<decltype(lowest)>>::value,
+    static_assert(is_basic_tcp_stream<std::remove_reference_t<decltype(lowest)>>::value,
                   "idlewheel::beast HTTP timeouts: the stream's lowest layer must be an idlewheel::beast::tcp_stream");
     return lowest;
 }
