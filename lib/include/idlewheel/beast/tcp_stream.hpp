@@ -34,6 +34,7 @@
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 #include <boost/system/error_code.hpp>
+#include <boost/version.hpp>
 
 #include <cassert>
 #include <chrono>
@@ -52,6 +53,18 @@ template <class Wheel, class Executor = net::any_io_executor>
 class basic_tcp_stream;
 
 namespace detail {
+
+// Beast's rule for a read or write started at or after its deadline, which Boost 1.86 changed
+// (Beast commit 2dcdef3, "Handle expired timers in basic_stream transfer_op"): up to 1.85 the
+// operation is started and its timer wait, on an expiry already past, completes after an
+// operation that completed at once (a write with room in the send buffer goes through); from
+// 1.86 on the socket is closed and the operation completes with error::timeout, as if by post.
+// The stream follows the rule of the Boost it is built with.
+#if BOOST_VERSION >= 108600
+inline constexpr bool late_transfer_fails = true;
+#else
+inline constexpr bool late_transfer_fails = false;
+#endif
 
 // Which wheel the streams of one execution context use: one wheel (use_wheel) or a pool's
 // shards (use_wheel_pool). An execution-context service, so that a stream finds it from its
@@ -148,8 +161,11 @@ private:
 template <class Stream, class Handler>
 class deadline_handler {
 public:
-    deadline_handler(Stream& stream, std::uint8_t ops, Handler&& handler)
-        : handler_(std::move(handler)), stream_(&stream), ops_(ops) {}
+    // From the token as the caller gave it: an rvalue is moved, an lvalue handler copied (as
+    // Asio and Beast take a handler passed by lvalue).
+    template <class H, std::enable_if_t<std::is_constructible_v<Handler, H&&>, int> = 0>
+    deadline_handler(Stream& stream, std::uint8_t ops, H&& handler)
+        : handler_(std::forward<H>(handler)), stream_(&stream), ops_(ops) {}
     deadline_handler(deadline_handler&& other) noexcept(std::is_nothrow_move_constructible_v<Handler>)
         : handler_(std::move(other.handler_)), stream_(std::exchange(other.stream_, nullptr)), ops_(other.ops_) {}
     deadline_handler(const deadline_handler&) = delete;
@@ -304,14 +320,21 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *    operation of the other direction whose own deadline has not passed completes with what
  *    the socket reports (net::error::operation_aborted), as with Beast, whose timeout handler
  *    closes the whole socket and flags only its own direction.
- *  - an operation started after its deadline passed is started all the same, with its
- *    deadline due at the wheel's next tick: one that completes at once (a write with room in
- *    the socket's send buffer, a read with data already received) completes as the socket
- *    reports, and one still pending at that tick times out as above. That is Beast's
- *    behaviour (its timer wait on an expiry already past completes after an operation that
- *    completed at once; measured with Boost 1.81, docs/beast.md "Differences from Beast"): a
- *    keep-alive server that sets the expiry before its read and writes the response after it
- *    answers a request that came just before the deadline.
+ *  - a read or write started at or after its deadline: the stream follows the rule of the
+ *    Boost it is built with, which Boost 1.86 changed (both checked side by side with
+ *    Beast's own stream by tests/test_beast_late_operation.cpp):
+ *    - Boost 1.86 and later: the socket is closed (a pending operation of the other direction
+ *      ends with net::error::operation_aborted) and the operation completes with
+ *      boost::beast::error::timeout and 0 bytes, as if by post;
+ *    - up to Boost 1.85: the operation is started, with its deadline due at the wheel's next
+ *      tick: one that completes at once (a write with room in the socket's send buffer, a read
+ *      with data already received) completes as the socket reports, and one still pending at
+ *      that tick times out as above (Beast's timer wait on an expiry already past completes
+ *      after an operation that completed at once). A keep-alive server that sets the expiry
+ *      before its read and writes the response after it answers a request that came just
+ *      before the deadline.
+ *    A connect started after its deadline is started, and times out at the next tick, with
+ *    every Boost (Beast checks only reads and writes).
  * Precision is the wheel's: never before the deadline, at most one tick (plus the io_context's
  * scheduling delay) after it.
  *

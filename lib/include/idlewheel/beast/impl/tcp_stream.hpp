@@ -47,10 +47,24 @@ bool basic_tcp_stream<Wheel, Executor>::begin(std::uint8_t ops, std::uint8_t tim
     }
     const time_point deadline = timed == reading ? read_expiry_ : write_expiry_;
     if (deadline != time_point::max()) {
-        // A deadline that has passed is armed too (due at the next tick), as Beast's timer
-        // wait on an expiry already past: an operation that completes at once (a write with
-        // room in the socket's buffer, a read with data waiting) goes through, as with
-        // Beast; one still pending at that tick times out.
+        if constexpr (detail::late_transfer_fails) {
+            // Beast >= 1.86: a read or write started at or after its deadline closes the
+            // socket and completes with error::timeout, as if by post (a connect is started).
+            if (ops == timed && deadline <= clock_type::now()) {
+                close_socket();  // a pending operation of the other direction ends (operation_aborted)
+                if (ws_watching()) ws_.phase = ws_ended;  // Beast's stream fails on its next layer's error
+                if ((pending_ & writing) == 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
+                if (pending_ == 0) {
+                    if (node_.pending()) node_.cancel();
+                    armed_at_ = time_point::max();
+                }
+                return false;
+            }
+        }
+        // Beast < 1.86: a deadline that has passed is armed too (due at the next tick), as
+        // Beast's timer wait on an expiry already past: an operation that completes at once
+        // (a write with room in the socket's buffer, a read with data waiting) goes through,
+        // as with Beast; one still pending at that tick times out.
         arm(deadline, /*rearm=*/node_.pending());
         timed_ = static_cast<std::uint8_t>(timed_ | timed);
     }
