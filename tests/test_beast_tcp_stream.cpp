@@ -657,10 +657,10 @@ BOOST_AUTO_TEST_CASE(zero_negative_and_min_have_passed) {
         if (i == 1) s().expires_after(-1h);
         if (i == 2) s().expires_after(std::chrono::duration<double>(-std::numeric_limits<double>::infinity()));
         if (i == 3) s().expires_at(manual_clock::time_point::min());
-        read(r);  // nothing to read: still pending at the next tick
+        read(r);  // nothing to read: up to Boost 1.85 still pending at the next tick
         BOOST_TEST(r.calls == 0);
         settle(io);
-        BOOST_TEST(r.calls == 0);
+        BOOST_TEST(r.calls == (late_fails ? 1 : 0));  // from 1.86 on: timed out at once, as if by post
         advance_and_poll(io, wheel.tick());
         settle(io);
         BOOST_TEST(r.calls == 1);
