@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -51,15 +52,22 @@ struct result {
     bool peer_got_byte = false;
 };
 
-// Runs `what` on a stream of type Stream (Beast's or ours), connected over loopback, with its
-// expiry 50 ms in the past; `make` builds the stream from the accepted socket.
-template <class Make>
-result run(op what, Make make) {
+// Runs `what` on a stream of type Stream (Beast's or ours, on a wheel of its io_context),
+// connected over loopback, with its expiry 50 ms in the past.
+template <class Stream>
+result run(op what) {
     net::io_context io;
+    std::optional<idlewheel::wheel_timer> wheel;  // after the io_context: it goes first
     tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
     tcp::socket peer(io);
     peer.connect(acceptor.local_endpoint());
-    auto stream = make(io, acceptor.accept());
+    std::unique_ptr<Stream> stream;
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        stream = std::make_unique<Stream>(acceptor.accept());
+    } else {
+        wheel.emplace(io);
+        stream = std::make_unique<Stream>(*wheel, acceptor.accept());
+    }
     if (what == op::read_with_data) {
         net::write(peer, net::buffer("y", 1));
         for (int i = 0; i < 2000 && stream->socket().available() == 0; ++i) std::this_thread::sleep_for(1ms);
@@ -104,20 +112,8 @@ result run(op what, Make make) {
     return r;
 }
 
-result beasts(op what) {
-    return run(what, [](net::io_context& io, tcp::socket s) {
-        (void)io;
-        return std::make_unique<beast::tcp_stream>(std::move(s));
-    });
-}
-
-result ours(op what) {
-    std::optional<idlewheel::wheel_timer> wheel;
-    return run(what, [&](net::io_context& io, tcp::socket s) {
-        wheel.emplace(io);
-        return std::make_unique<idlewheel::beast::tcp_stream>(*wheel, std::move(s));
-    });
-}
+result beasts(op what) { return run<beast::tcp_stream>(what); }
+result ours(op what) { return run<idlewheel::beast::tcp_stream>(what); }
 
 void expect_same(const result& b, const result& o) {
     BOOST_TEST(b.calls == 1);
