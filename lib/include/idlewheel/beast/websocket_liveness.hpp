@@ -17,7 +17,11 @@
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>  // 1.0 brought wheel_pool and per_shard with this header: kept (the pool layer is below beast/)
 
+#include <boost/asio/execution/context.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/beast/websocket/stream.hpp>
@@ -27,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 
 namespace idlewheel::detail {
@@ -42,9 +47,60 @@ namespace idlewheel::detail {
     std::abort();
 }
 
+// A websocket_liveness built with no config where none is registered for its stream's
+// executor: printed before the constructor throws, so that it reaches the operator even from
+// a session whose exception nobody reads (co_spawn(..., detached)).
+[[noreturn]] inline void no_liveness_config(const char* what) {
+    std::fprintf(stderr, "idlewheel: %s (websocket_liveness's constructor throws std::logic_error)\n", what);
+    std::fflush(stderr);
+    throw std::logic_error(what);
+}
+
 }  // namespace idlewheel::detail
 
 namespace idlewheel::beast {
+namespace detail {
+
+// Which websocket_liveness_config the objects of one execution context use: one config
+// (one wheel) or one per shard of a pool. An execution-context service per config type, so
+// that an object finds its config from its stream's executor alone.
+template <class Config>
+class liveness_config_service final : public boost::asio::execution_context::service {
+public:
+    static inline boost::asio::execution_context::id id;  // NOLINT: Asio's service key
+
+    explicit liveness_config_service(boost::asio::execution_context& context)
+        : boost::asio::execution_context::service(context) {}
+
+    const Config* single = nullptr;
+    per_shard<Config>* shards = nullptr;
+
+private:
+    void shutdown() override {}
+};
+
+template <class Config, class Executor>
+const Config& registered_config(const Executor& ex) {
+    auto& context = boost::asio::query(ex, boost::asio::execution::context);
+    if (boost::asio::has_service<liveness_config_service<Config>>(context)) {
+        const auto& found = boost::asio::use_service<liveness_config_service<Config>>(context);
+        if (found.shards != nullptr) {
+            if (auto* shard = found.shards->pool().find(ex)) return (*found.shards)[*shard];
+            idlewheel::detail::no_liveness_config(
+                "idlewheel::beast::websocket_liveness: configs are registered for this io_context's wheel_pool "
+                "(use_websocket_liveness), but the stream's executor is not one of its shards' strands: accept "
+                "or build the socket on pool.next().get_executor() (where Beast's examples call "
+                "net::make_strand(ioc)); or pass the config to the constructor");
+        }
+        if (found.single != nullptr) return *found.single;
+    }
+    idlewheel::detail::no_liveness_config(
+        "idlewheel::beast::websocket_liveness: no config is registered for the stream's execution context "
+        "and this session type: call idlewheel::beast::use_websocket_liveness(ioc, configs) at set-up, or "
+        "pass the config to the constructor");
+}
+
+}  // namespace detail
 
 template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
 class websocket_liveness;
@@ -205,6 +261,17 @@ public:
         config.owner_.learn(owner, *this);
         config.stream_at_.learn(owner, stream);
     }
+
+    /// The same, its config found from the stream's executor: the one registered for this
+    /// Session and Stream type with use_websocket_liveness(), on that execution context (with
+    /// a pool: the config of the shard whose strand the stream's executor is). Nothing to pass
+    /// through the session's constructors. Touches no wheel.
+    /// @param owner the session that holds this object.
+    /// @param stream the session's websocket::stream (built: its executor tells the config).
+    /// @throws std::logic_error if none is registered, or the stream's executor is not a
+    /// shard's strand of the registered pool (the message is printed on stderr first).
+    websocket_liveness(Session& owner, Stream& stream)
+        : websocket_liveness(detail::registered_config<config_type>(stream.get_executor()), owner, stream) {}
 
     /// At accept, before async_accept: the handshake deadline runs from now; Beast's own
     /// timeouts off; control frames reported (see above). Reads the clock once.
@@ -369,6 +436,41 @@ void websocket_liveness_config<Session, Stream>::dispatch(void* context, session
     auto& live = static_cast<websocket_liveness<Session, Stream>&>(core);
     live.act(e);
     if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
+}
+
+/// Registers `configs` (one per shard of a wheel_pool on `io`) for the websocket_liveness
+/// objects of Session and Stream built on `io` without a config
+/// (websocket_liveness(owner, stream)): each uses the config of the shard whose strand its
+/// stream's executor is. Call it once at set-up, before the threads run, as use_wheel_pool;
+/// calling it again replaces the registration. `configs` must outlive the objects' use.
+///
+///     idlewheel::per_shard<idlewheel::beast::websocket_liveness_config<session, ws_stream>> configs(pool, options);
+///     idlewheel::beast::use_websocket_liveness(ioc, configs);
+///     // in the session:  live_(*this, ws_)
+///
+/// @param io the io_context.
+/// @param configs the configs, on a pool of that io_context.
+/// @throws std::invalid_argument if the pool is not on `io`.
+template <class Session, class Stream>
+void use_websocket_liveness(boost::asio::io_context& io, per_shard<websocket_liveness_config<Session, Stream>>& configs) {
+    if (&boost::asio::query(configs.pool()[0].get_executor(), boost::asio::execution::context) != &io)
+        throw std::invalid_argument("idlewheel::beast::use_websocket_liveness: the configs' pool is not on this io_context");
+    auto& service = boost::asio::use_service<detail::liveness_config_service<websocket_liveness_config<Session, Stream>>>(io);
+    service.single = nullptr;
+    service.shards = &configs;
+}
+
+/// Registers `config` (on one wheel of `context`: one io_context on one thread) for the
+/// websocket_liveness objects of Session and Stream built on `context` without a config.
+/// Once at set-up; calling it again replaces the registration. `config` must outlive the
+/// objects' use.
+/// @param context the execution context (the io_context).
+/// @param config the config.
+template <class Session, class Stream>
+void use_websocket_liveness(boost::asio::execution_context& context, const websocket_liveness_config<Session, Stream>& config) {
+    auto& service = boost::asio::use_service<detail::liveness_config_service<websocket_liveness_config<Session, Stream>>>(context);
+    service.shards = nullptr;
+    service.single = &config;
 }
 
 }  // namespace idlewheel::beast
