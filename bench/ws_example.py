@@ -20,7 +20,7 @@
 #          0) / (N * M)).
 #        bench/ws_example.py load --original BIN --converted BIN [--connections N] [--rounds R]
 #                                 [--rate R] [--duration S] [--threads T] [--size B] [--out DIR]
-#                                 [--idle I] [--quick]
+#                                 [--idle I] [--nice N] [--quick]
 #          BIN optimised builds. Per round and server: RSS (VmRSS of /proc/PID/status) after
 #          the start, with 0 connections; N (5 000) connections handshaken and idle, RSS again
 #          (bytes per connection = the RSS difference / N; taken after 1 s, then --idle I (5) s of
@@ -30,6 +30,8 @@
 #          server CPU per echoed message = utime + stime (/proc/PID/stat) over that window /
 #          echoes received. 3 rounds per server by default; --quick: 1 round, 500 connections,
 #          3 s.
+# --nice N: run (client and servers) at that niceness in a scheduler autogroup of its own, as
+# wrk_http.sh --nice (e.g. -10 as root on a shared machine).
 # The client is this Python process (python3-websockets, asyncio, one connection per
 # coroutine); the soft descriptor limit is raised to the hard one. The load average is printed
 # before and after.
@@ -258,6 +260,12 @@ def load(a):
     print(f"| RSS per connection after the messages (bytes) | {o['bpc_after']:,.0f} ({rng('original','bpc_after','{:,.0f}')}) | {c['bpc_after']:,.0f} ({rng('converted','bpc_after','{:,.0f}')}) | {c['bpc_after']/o['bpc_after']:.3f} |")
     print(f"| server CPU per echoed message (µs) | {o['us']:.2f} ({rng('original','us','{:.2f}')}) | {c['us']:.2f} ({rng('converted','us','{:.2f}')}) | {c['us']/o['us']:.3f} |")
     print(f"| server CPU while all are idle, {a.idle:g} s (s) | {o['idle']:.2f} ({rng('original','idle','{:.2f}')}) | {c['idle']:.2f} ({rng('converted','idle','{:.2f}')}) | |")
+    pair = []
+    for r in sorted({row[1] for row in rows}):
+        by = {row[0]: row for row in rows if row[1] == r}
+        pair.append(by["converted"][6] / by["original"][6])
+    print(f"| server CPU per echoed message, conversion / Beast within each round: median (min-max) | | | "
+          f"{statistics.median(pair):.3f} ({min(pair):.3f}-{max(pair):.3f}) |")
     print(f"| echoes per second (achieved) | {o['rate']:,.0f} ({rng('original','rate','{:,.0f}')}) | {c['rate']:,.0f} ({rng('converted','rate','{:,.0f}')}) | {c['rate']/o['rate']:.3f} |")
 
 
@@ -276,7 +284,21 @@ def main():
     p.add_argument("--idle", type=float, default=5.0)
     p.add_argument("--out")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--nice", type=int, default=0)
     a = p.parse_args()
+    if a.nice and not os.environ.get("IDLEWHEEL_BENCH_SESSION"):
+        # As wrk_http.sh --nice: a session of its own (a scheduler autogroup), at that niceness.
+        os.environ["IDLEWHEEL_BENCH_SESSION"] = "1"
+        os.execvp("setsid", ["setsid", "-w", sys.executable] + sys.argv)
+    if a.nice:
+        try:
+            open("/proc/self/autogroup", "w").write(str(a.nice))
+        except OSError:
+            print("ws_example.py: could not set the autogroup niceness", file=sys.stderr)
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, a.nice)
+        except OSError:
+            print("ws_example.py: could not renice", file=sys.stderr)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -287,7 +309,7 @@ def main():
         a.rounds, a.duration, a.idle = 1, 3.0, 1.0
         a.connections = min(a.connections, 500)
     print(f"command: bench/ws_example.py {' '.join(sys.argv[1:])}")
-    print(f"date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; nproc {os.cpu_count()}; "
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; nproc {os.cpu_count()}; niceness {os.nice(0)}; "
           f"descriptors {resource.getrlimit(resource.RLIMIT_NOFILE)}; load average {loadavg()}")
     (timers if a.what == "timers" else load)(a)
     print(f"load average at the end: {open('/proc/loadavg').read().split()[:3]}")
