@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Beast's http_server_async against its idlewheel conversion under wrk (issue 24 item 6):
+# Beast's http_server_async (or, with --example, another of Beast's HTTP examples that takes the
+# same arguments: http_server_awaitable) against its idlewheel conversion under wrk (issue 24
+# item 6; issue 35 for http_server_awaitable):
 # keep-alive GETs of one small file over 1 000 connections, rounds interleaved A B A B ...,
 # each round on a freshly started server. Reports, per side, the median over the rounds of
 # requests per second (wrk's count) and of the server's CPU per request (utime + stime from
 # /proc/PID/stat before and after the wrk run, over wrk's request count), and the ratios.
 #
-# Usage: bench/wrk_http.sh [--original BIN --converted BIN] [--src DIR] [--rounds N]
+# Usage: bench/wrk_http.sh [--example NAME] [--original BIN --converted BIN] [--src DIR] [--rounds N]
 #                          [--duration S] [--connections C] [--server-threads T]
 #                          [--wrk-threads W] [--out DIR] [--quick]
 #   --original/--converted  the two server binaries (both take <address> <port> <doc_root>
 #                 <threads>); without them both are compiled from --src
-#   --src DIR     a tree with bench/beast_original/http_server_async.cpp (Beast's example) and
-#                 examples/http_server_async.cpp (the conversion), compiled with g++ -O3
+#   --example NAME  which example: http_server_async (default) or http_server_awaitable; the
+#                 sources are bench/beast_original/NAME.cpp and examples/NAME.cpp
+#   --src DIR     a tree with bench/beast_original/NAME.cpp (Beast's example) and
+#                 examples/NAME.cpp (the conversion), compiled with g++ -O3
 #                 -DNDEBUG (as a CMake Release build) against this tree's lib/include; default
 #                 this tree
 #   --rounds N    rounds per side, default 5; --duration S seconds per wrk run, default 10
 #   --connections C  default 1000; --server-threads T, default 2; --wrk-threads W, default 1
+#   --out DIR     binaries, runs and results; default build/wrk_http (build/wrk_http_NAME with
+#                 --example NAME)
 #   --nice N      measure at this niceness (server and wrk), in a scheduler autogroup of its
 #                 own with that niceness (default 0; e.g. -10 as root on a shared machine)
 #   --quick       2 rounds of 3 s: a rehearsal, not a result
@@ -26,11 +32,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
-original="" converted="" src=$root
+original="" converted="" src=$root example=http_server_async
 rounds=5 duration=10 connections=1000 server_threads=2 wrk_threads=1 niceness=0
-out=$root/build/wrk_http
+out=""
 while [ $# -gt 0 ]; do
   case $1 in
+    --example) example=$2; shift ;;
     --original) original=$2; shift ;;
     --converted) converted=$2; shift ;;
     --src) src=$2; shift ;;
@@ -46,12 +53,17 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# Default output: build/wrk_http (build/wrk_http_NAME for another example).
+if [ -z "$out" ]; then
+  out=$root/build/wrk_http
+  [ "$example" = http_server_async ] || out=${out}_$example
+fi
 command -v wrk >/dev/null || { echo "wrk_http.sh: wrk not found (apt-get install wrk)" >&2; exit 2; }
 ulimit -n "$(ulimit -Hn)"
 mkdir -p "$out/bin" "$out/docroot" "$out/runs"
 
 if [ -z "$original" ] || [ -z "$converted" ]; then
-  for f in bench/beast_original/http_server_async.cpp examples/http_server_async.cpp; do
+  for f in "bench/beast_original/$example.cpp" "examples/$example.cpp"; do
     [ -f "$src/$f" ] || { echo "wrk_http.sh: $src/$f not found (give --original and --converted, or --src)" >&2; exit 2; }
   done
   build() {  # build <source> <binary>: only when the source is newer
@@ -60,10 +72,10 @@ if [ -z "$original" ] || [ -z "$converted" ]; then
       nice -n 19 g++ -std=c++20 -O3 -DNDEBUG -I"$root/lib/include" -o "$2" "$1" -pthread
     fi
   }
-  original=$out/bin/http_server_async_beast
-  converted=$out/bin/http_server_async
-  build "$src/bench/beast_original/http_server_async.cpp" "$original"
-  build "$src/examples/http_server_async.cpp" "$converted"
+  original=$out/bin/${example}_beast
+  converted=$out/bin/$example
+  build "$src/bench/beast_original/$example.cpp" "$original"
+  build "$src/examples/$example.cpp" "$converted"
 fi
 
 # With --nice, measure in a session of its own (a scheduler autogroup: with autogroup scheduling,
@@ -89,6 +101,7 @@ tck=$(getconf CLK_TCK)
   echo "command: bench/wrk_http.sh ${args[*]}"
   echo "original: $original ($(sha256sum "$original" | cut -c1-12))"
   echo "converted: $converted ($(sha256sum "$converted" | cut -c1-12))"
+  echo "example: $example"
   echo "source: $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'))"
   echo "wrk: $(wrk -v 2>&1 | head -1); -t$wrk_threads -c$connections -d${duration}s; server threads: $server_threads"
   echo "descriptors: soft $(ulimit -Sn), hard $(ulimit -Hn); nproc $(nproc)"
@@ -133,10 +146,11 @@ for r in $(seq "$rounds"); do
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
 
-python3 - "$out/rounds.txt" "$connections" <<'PY'
+python3 - "$out/rounds.txt" "$connections" "$example" <<'PY'
 import statistics, sys
 rows = [l.split(maxsplit=9) for l in open(sys.argv[1]) if l.strip()]
 conns = int(sys.argv[2])
+example = sys.argv[3]
 data = {}
 for side, rnd, rps, reqs, ticks, tck, rss, *_ in rows:
     d = data.setdefault(side, {"rps": [], "us": [], "rss": []})
@@ -147,7 +161,7 @@ med = {s: {k: statistics.median(v) for k, v in d.items()} for s, d in data.items
 rng = lambda s, k, f: f"{f.format(min(data[s][k]))}-{f.format(max(data[s][k]))}"
 n = len(data["original"]["rps"])
 print(f"\nmedian of {n} rounds per side (min-max)")
-print("| | Beast's http_server_async | idlewheel conversion | conversion / Beast |")
+print(f"| | Beast's {example} | idlewheel conversion | conversion / Beast |")
 print("|---|---:|---:|---:|")
 o, c = med["original"], med["converted"]
 print(f"| requests per second (wrk) | {o['rps']:,.0f} ({rng('original','rps','{:,.0f}')}) | {c['rps']:,.0f} ({rng('converted','rps','{:,.0f}')}) | {c['rps']/o['rps']:.3f} |")
