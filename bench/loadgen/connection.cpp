@@ -485,7 +485,7 @@ private:
         ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
             if (kind == websocket::frame_type::close && close_frame_at_ < 0) close_frame_at_ = now();
         });
-        ws_.async_handshake(run().host_header, "/",
+        ws_.async_handshake(run().host_header, run().plan.path,
                             [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
     }
 

@@ -31,6 +31,10 @@ BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead))
 
 struct scenario_summary {
     std::string protocol;
+    std::string url;     // --url (empty: demo_server by --http-port)
+    std::string expect;  // what the server promised: demo (its /stats), kicks, beast-timeouts, none
+    double expect_idle_ms = 0;  // the idle timeout the verdicts used (kicks, beast-timeouts; demo: server.idle_timeout_ms)
+    bool heartbeats = false;    // kicks: --expect-ping-interval / --expect-pong-timeout given
     std::uint64_t connections = 0;
     role_counts mix;
     std::uint64_t threads = 0;
@@ -47,7 +51,7 @@ struct scenario_summary {
     std::uint64_t fd_limit = 0;
 };
 BOOST_DESCRIBE_STRUCT(scenario_summary, (),
-                      (protocol, connections, mix, threads, connect_rate, max_connecting, source_addresses,
+                      (protocol, url, expect, expect_idle_ms, heartbeats, connections, mix, threads, connect_rate, max_connecting, source_addresses,
                        first_source, interval_ms, closed_loop, message_size, duration_s, ping_interval_ms,
                        pong_timeout_ms, ping_jitter_ms, allowance_ms, stats_interval_ms, seed, fd_limit))
 
@@ -68,10 +72,15 @@ BOOST_DESCRIBE_STRUCT(connect_summary, (), (ready, connect_failed, handshake_fai
 struct role_outcomes {
     std::uint64_t open = 0, connect_failed = 0, handshake_failed = 0, ws_idle_close = 0, ws_other_close = 0,
                   dropped = 0, error = 0;
-    std::string expected;
+    std::string expected;  // an outcome's name, or "closed": any close frame or a bare close (--expect kicks)
+    // This role's share of the verdicts (check_summary), and whether it has none (not named
+    // "passed": bench/compare.sh greps the JSON for the run's "passed":true).
+    std::uint64_t false_kicks = 0, missed_kicks = 0, wrong_outcomes = 0, unresolved = 0, errors = 0;
+    bool role_passed = false;
 };
 BOOST_DESCRIBE_STRUCT(role_outcomes, (),
-                      (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected))
+                      (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected,
+                       false_kicks, missed_kicks, wrong_outcomes, unresolved, errors, role_passed))
 
 struct outcome_table {
     std::optional<role_outcomes> idle, active, pinger, dead;  // null: no client of that role

@@ -29,6 +29,27 @@ using clock = std::chrono::steady_clock;
 using std::chrono::nanoseconds;
 
 enum class protocol { tcp, ws };
+
+/// What the server promised, the verdicts' yardstick (README.md, "Against any server").
+///  - demo:   demo_server's settings, read from its /stats (--http-port without --expect*).
+///  - kicks:  --expect-idle D: idle and pinger clients kicked D after their last message or
+///            handshake, any close (a close frame of any code, or a bare socket close); dead
+///            clients by the heartbeat (--expect-ping-interval, --expect-pong-timeout) or else
+///            by the idle timeout.
+///  - beast:  --expect beast-timeouts --idle-timeout D: Beast's websocket timeout option with
+///            keep-alive pings: a client that answers pings is never kicked, a dead one is
+///            dropped (no close frame) D after its last byte.
+///  - none:   --expect none: the server closes nobody.
+enum class expectation { demo, kicks, beast, none };
+[[nodiscard]] constexpr std::string_view name(expectation e) noexcept {
+    switch (e) {
+        case expectation::demo: return "demo";
+        case expectation::kicks: return "kicks";
+        case expectation::beast: return "beast-timeouts";
+        case expectation::none: return "none";
+    }
+    return "demo";
+}
 enum class role : std::uint8_t { idle, active, pinger, dead };
 inline constexpr std::size_t role_count = 4;
 inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead"};
@@ -40,7 +61,12 @@ inline constexpr std::array<std::string_view, role_count> role_names{"idle", "ac
 struct scenario {
     std::string host = "127.0.0.1";
     unsigned short tcp_port = 0;   // raw TCP echo port (protocol tcp)
-    unsigned short http_port = 0;  // HTTP/WebSocket port: WebSocket echo and /stats
+    unsigned short http_port = 0;  // demo_server's HTTP port: /stats (and the WebSocket echo without --url); 0: no /stats
+    unsigned short ws_port = 0;    // the WebSocket echo's port (--url's, else --http-port)
+    std::string path = "/";        // the WebSocket upgrade's target (--url's path)
+    std::string url;               // --url as given (empty: demo_server by --http-port)
+    expectation expect = expectation::demo;
+    bool heartbeats = true;        // kicks: --expect-ping-interval given (demo: --ping-interval > 0)
     protocol proto = protocol::ws;
     // The HTTP port speaks TLS (demo_server --tls): WebSocket clients and /stats over TLS. The
     // TCP port stays plain, so --protocol tcp clients do too.
