@@ -90,6 +90,7 @@ role_rule rule_for(role r, const scenario& plan, bool liveness, std::int64_t idl
                             plan.proto == protocol::tcp ? outcome::dropped : outcome::idle_close};
                 case role::pinger: return {true, idle_timeout, 0, false, outcome::idle_close};
                 case role::dead: return {true, ping + pong, jitter, false, outcome::dropped};
+                case role::stalled: return {};  // not allowed with demo (scenario.cpp)
             }
             return {};
         case expectation::kicks:
@@ -102,6 +103,7 @@ role_rule rule_for(role r, const scenario& plan, bool liveness, std::int64_t idl
                     if (plan.heartbeats && ping + pong < idle_timeout)
                         return {true, ping + pong, std::min(jitter, idle_timeout - ping - pong), true, outcome::open};
                     return {true, idle_timeout, 0, true, outcome::open};
+                case role::stalled: return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
             }
             return {};
         case expectation::beast:
@@ -109,6 +111,8 @@ role_rule rule_for(role r, const scenario& plan, bool liveness, std::int64_t idl
             // pinger clients): Beast keeps them all. The dead client's last byte was its upgrade
             // request: a ping idle / 2 later, unanswered, and a drop (no close frame) idle / 2 later.
             if (r == role::dead) return {true, idle_timeout, 0, false, outcome::dropped};
+            // Beast's handshake deadline: the upgrade never finished, the socket is closed.
+            if (r == role::stalled) return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
             return {};
         case expectation::none: return {};
     }
@@ -124,7 +128,7 @@ struct tally {
     std::uint64_t connect_failed = 0, handshake_failed = 0, ready = 0;
     std::uint64_t sent = 0, echoed = 0, late_sends = 0;
     std::array<std::array<std::uint64_t, static_cast<std::size_t>(outcome::count)>, role_count> outcomes{};
-    std::vector<std::int64_t> lateness_idle, lateness_pinger, dead_detection;
+    std::vector<std::int64_t> lateness_idle, lateness_pinger, dead_detection, stalled_drop;
     std::int64_t first_kick = -1, last_kick = -1, last_ready = 0;
     std::int64_t past_two_ticks_max = 0;
     std::map<std::string, std::pair<std::uint64_t, std::string>> grouped;  // kind -> count, first example
@@ -235,6 +239,7 @@ struct judge {
         if (r.who == role::idle) t.lateness_idle.push_back(r.closed - due);
         if (r.who == role::pinger) t.lateness_pinger.push_back(r.closed - due);
         if (dead) t.dead_detection.push_back(r.closed - r.ref_high);
+        if (r.who == role::stalled) t.stalled_drop.push_back(r.closed - r.ref_low);
     }
 };
 
@@ -267,7 +272,8 @@ tally judge_records(const scenario& plan, const run_data& data) {
 
 outcome_table outcomes_of(const tally& t, const scenario& plan) {
     outcome_table table;
-    std::optional<role_outcomes>* by_role[role_count] = {&table.idle, &table.active, &table.pinger, &table.dead};
+    std::optional<role_outcomes>* by_role[role_count] = {&table.idle, &table.active, &table.pinger, &table.dead,
+                                                         &table.stalled};
     for (std::size_t r = 0; r < role_count; ++r) {
         if (plan.mix[r] == 0) continue;
         const auto& n = t.outcomes[r];
@@ -391,7 +397,8 @@ scenario_summary scenario_of(const scenario& plan, const run_data& data) {
     s.expect_idle_ms = ms(data.idle_timeout);
     s.heartbeats = plan.heartbeats;
     s.connections = plan.connections;
-    s.mix = {plan.mix[0], plan.mix[1], plan.mix[2], plan.mix[3]};
+    s.mix = {plan.mix[0], plan.mix[1], plan.mix[2], plan.mix[3], plan.mix[4]};
+    s.handshake_timeout_ms = ms(plan.handshake_timeout);
     s.threads = plan.threads;
     s.connect_rate = plan.connect_rate;
     s.max_connecting = plan.max_connecting;
@@ -476,6 +483,7 @@ run_result analyse(const scenario& plan, const run_data& data) {
     // aggregating several processes' runs (bench/results.py).
     r.kick_lateness_ms = {summarise(t.lateness_idle, 1e-6), summarise(t.lateness_pinger, 1e-6)};
     r.dead_detection_s = summarise(t.dead_detection, 1e-9);
+    r.stalled_drop_s = summarise(t.stalled_drop, 1e-9);
     r.idle_lateness_us = in_microseconds(t.lateness_idle);
     r.pinger_lateness_us = in_microseconds(t.lateness_pinger);
 

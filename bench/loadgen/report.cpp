@@ -81,8 +81,12 @@ void print_run(const run_result& r, std::ostream& out) {
                    : sc.expect == "beast-timeouts" ? fmt(" (idle timeout %.0f ms)", sc.expect_idle_ms).c_str()
                                                    : "",
                    stats ? fmt(", /stats: timers=%s", r.server.timers.c_str()).c_str() : ", no /stats");
-    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu; %s; %llu-byte messages; duration %.0f s\n",
+    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu%s; %s; %llu-byte messages; duration %.0f s\n",
                n(sc.mix.idle), n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
+               sc.mix.stalled != 0 ? fmt(", stalled %llu (handshake deadline %.0f ms)", n(sc.mix.stalled),
+                                         sc.handshake_timeout_ms)
+                                         .c_str()
+                                   : "",
                sc.closed_loop ? "closed loop (next message when the echo arrives)"
                               : fmt("interval %.0f ms", sc.interval_ms).c_str(),
                n(sc.message_size), sc.duration_s);
@@ -94,6 +98,7 @@ void print_run(const run_result& r, std::ostream& out) {
     print_outcomes("active", sc.mix.active, r.outcomes.active, out);
     print_outcomes("pinger", sc.mix.pinger, r.outcomes.pinger, out);
     print_outcomes("dead", sc.mix.dead, r.outcomes.dead, out);
+    print_outcomes("stalled", sc.mix.stalled, r.outcomes.stalled, out);
     out << "kick lateness (ms)      n      min      p50      p99      max   reference\n";
     const auto lateness_row = [&](const char* role, const distribution& d, const char* reference) {
         if (d.n == 0) return;
@@ -113,6 +118,11 @@ void print_run(const run_result& r, std::ostream& out) {
             "dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + "
             "jitter <= %.0f ms + pong-timeout %.0f ms)\n",
             n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
+    const auto& stalled = r.stalled_drop_s;
+    if (stalled.n > 0)
+        out << fmt("stalled    %llu dropped %.2f .. %.2f s after the connect began (p50 %.2f s; handshake deadline "
+                   "%.0f ms)\n",
+                   n(stalled.n), stalled.min, stalled.max, stalled.p50, sc.handshake_timeout_ms);
     const auto& c = r.checks;
     out << fmt(
         "checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors "

@@ -25,9 +25,9 @@ BOOST_DESCRIBE_STRUCT(distribution, (), (n, min, p50, p99, max, mean))
 
 /// Connections per role.
 struct role_counts {
-    std::uint64_t idle = 0, active = 0, pinger = 0, dead = 0;
+    std::uint64_t idle = 0, active = 0, pinger = 0, dead = 0, stalled = 0;
 };
-BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead))
+BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead, stalled))
 
 struct scenario_summary {
     std::string protocol;
@@ -35,6 +35,7 @@ struct scenario_summary {
     std::string expect;  // what the server promised: demo (its /stats), kicks, beast-timeouts, none
     double expect_idle_ms = 0;  // the idle timeout the verdicts used (kicks, beast-timeouts; demo: server.idle_timeout_ms)
     bool heartbeats = false;    // kicks: --expect-ping-interval / --expect-pong-timeout given
+    double handshake_timeout_ms = 0;  // --handshake-timeout: stalled clients are due then
     std::uint64_t connections = 0;
     role_counts mix;
     std::uint64_t threads = 0;
@@ -51,7 +52,7 @@ struct scenario_summary {
     std::uint64_t fd_limit = 0;
 };
 BOOST_DESCRIBE_STRUCT(scenario_summary, (),
-                      (protocol, url, expect, expect_idle_ms, heartbeats, connections, mix, threads, connect_rate, max_connecting, source_addresses,
+                      (protocol, url, expect, expect_idle_ms, heartbeats, handshake_timeout_ms, connections, mix, threads, connect_rate, max_connecting, source_addresses,
                        first_source, interval_ms, closed_loop, message_size, duration_s, ping_interval_ms,
                        pong_timeout_ms, ping_jitter_ms, allowance_ms, stats_interval_ms, seed, fd_limit))
 
@@ -83,9 +84,9 @@ BOOST_DESCRIBE_STRUCT(role_outcomes, (),
                        false_kicks, missed_kicks, wrong_outcomes, unresolved, errors, role_passed))
 
 struct outcome_table {
-    std::optional<role_outcomes> idle, active, pinger, dead;  // null: no client of that role
+    std::optional<role_outcomes> idle, active, pinger, dead, stalled;  // null: no client of that role
 };
-BOOST_DESCRIBE_STRUCT(outcome_table, (), (idle, active, pinger, dead))
+BOOST_DESCRIBE_STRUCT(outcome_table, (), (idle, active, pinger, dead, stalled))
 
 /// The verdicts (analysis.hpp states the rules).
 struct check_summary {
@@ -219,6 +220,7 @@ struct run_result {
     std::vector<problem> problems;
     lateness_summary kick_lateness_ms;  // idle: close - (message written + T); pinger: from the handshake's start
     distribution dead_detection_s;      // dead clients: drop - handshake done
+    distribution stalled_drop_s;        // stalled clients: drop - connect began
     std::vector<std::int64_t> idle_lateness_us, pinger_lateness_us;  // every kick, sorted
     echo_summary echo;
     client_summary client;
@@ -230,7 +232,7 @@ struct run_result {
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
                       (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
-                       dead_detection_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
+                       dead_detection_s, stalled_drop_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
                        stats, samples, reconnect))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not

@@ -77,7 +77,7 @@ std::optional<std::string> resolve_mix(const std::array<share, role_count>& shar
         }
     }
     if (assigned != total)
-        return "the mix (--idle, --active, --pingers, --dead) adds up to " + std::to_string(assigned) +
+        return "the mix (--idle, --active, --pingers, --dead, --stalled) adds up to " + std::to_string(assigned) +
                " connections, not --connections " + std::to_string(total);
     return std::nullopt;
 }
@@ -176,6 +176,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
         ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
         ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
+        ("stalled", po::value(&shares[4]), "ws, with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
+        ("handshake-timeout", po::value<duration_arg>(), "with --expect: the server's handshake deadline: a stalled client is dropped no sooner than this after its connect began, and within --allowance after its half request was written")
         ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
         ("closed-loop", "active clients send their next message as soon as the echo arrives (saturation; --interval unused)")
         ("message-size", po::value(&s.message_size)->default_value(s.message_size), "bytes per message")
@@ -225,6 +227,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     get("duration", s.duration);
     get("stats-interval", s.stats_interval);
     get("reconnect-delay", s.reconnect_delay);
+    get("handshake-timeout", s.handshake_timeout);
     s.reconnect = vm.count("reconnect") != 0U;
     s.progress = vm.count("no-progress") == 0U;
     s.closed_loop = vm.count("closed-loop") != 0U;
@@ -323,7 +326,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (s.reconnect && (s.reconnect_delay <= nanoseconds::zero() || s.reconnect_attempts == 0))
         return fail("--reconnect-delay and --reconnect-attempts must be > 0");
 
-    const bool any_share = vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") != 0U;
+    const bool any_share =
+        vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") + vm.count("stalled") != 0U;
     if (!any_share) {
         if (s.proto == protocol::ws)
             shares = {"0.4", "0.4", "0.1", "0.1"};
@@ -340,6 +344,16 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         parsed[r] = *p;
     }
     if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);
+    if (s.mix[index(role::stalled)] != 0) {
+        if (s.proto != protocol::ws || s.tls)
+            return fail("stalled clients stop in the middle of a plain WebSocket upgrade: ws:// only");
+        if (s.expect == expectation::demo)
+            return fail("stalled clients are judged against a promised handshake deadline: give --expect ... and "
+                        "--handshake-timeout");
+        if (s.expect != expectation::none && s.handshake_timeout <= nanoseconds::zero())
+            return fail("stalled clients need the server's --handshake-timeout");
+        if (s.reconnect) return fail("--reconnect has no stalled clients");
+    }
     if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
         return fail("pingers and dead clients need WebSocket pings: use --protocol ws");
     if (s.expect == expectation::demo) {

@@ -8,6 +8,8 @@
 //            server's pings. Alive for the heartbeat, idle for the idle timeout: kicked by it.
 //  - dead:   WebSocket only. After the handshake it stops reading frames (it drains the raw
 //            socket, so it never answers a ping). The heartbeat must drop it.
+//  - stalled: WebSocket only (--stalled, none by default). Connects and sends half an upgrade
+//            request, never the rest. The server's handshake deadline must drop it.
 #ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
@@ -50,9 +52,9 @@ enum class expectation { demo, kicks, beast, none };
     }
     return "demo";
 }
-enum class role : std::uint8_t { idle, active, pinger, dead };
-inline constexpr std::size_t role_count = 4;
-inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead"};
+enum class role : std::uint8_t { idle, active, pinger, dead, stalled };
+inline constexpr std::size_t role_count = 5;
+inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead", "stalled"};
 
 [[nodiscard]] constexpr std::size_t index(role r) noexcept { return static_cast<std::size_t>(r); }
 [[nodiscard]] constexpr std::string_view name(role r) noexcept { return role_names[index(r)]; }
@@ -90,6 +92,8 @@ struct scenario {
     nanoseconds ping_interval = std::chrono::seconds(5);
     nanoseconds pong_timeout = std::chrono::seconds(5);
     nanoseconds ping_jitter = std::chrono::seconds(1);
+    // The server's handshake deadline (--handshake-timeout): stalled clients are due then.
+    nanoseconds handshake_timeout{0};
     // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
     nanoseconds allowance = std::chrono::seconds(1);
     nanoseconds duration = std::chrono::seconds(30);
