@@ -141,7 +141,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     std::string url, expect;
     std::array<std::string, role_count> shares;
     po::options_description desc(
-        "loadgen: many clients against demo_server; measures idle kicks, false kicks, echo round trips, server CPU "
+        "loadgen: many clients against demo_server (or any server: --url); measures idle kicks, false kicks, echo round trips, server CPU "
         "and memory\n"
         "Durations: a number and a unit (us, ms, s, m). Mix: a fraction with a decimal point (0.4) or a count "
         "(7600).\n"
