@@ -59,17 +59,64 @@ std::string loadavg() {
     return a + " " + b + " " + c;
 }
 
-// The expected way each role's connection ends. A server without liveness (--timers=none, the
-// benchmark baseline) closes nobody.
-outcome expected_outcome(role r, protocol p, bool liveness) {
-    if (!liveness) return outcome::open;
-    switch (r) {
-        case role::active: return outcome::open;
-        case role::idle: return p == protocol::tcp ? outcome::dropped : outcome::idle_close;
-        case role::pinger: return outcome::idle_close;
-        case role::dead: return outcome::dropped;
+// What the server promised for one role: whether it closes such a client at all, when (the
+// window [ref_low + after, ref_high + after + spread + slack]) and how.
+struct role_rule {
+    bool closed = false;        // false: must stay open to the end
+    std::int64_t after = 0;     // ns after the reference time
+    std::int64_t spread = 0;    // ns: how much later it may be due (the heartbeat's jitter)
+    bool any_close = false;     // any close frame or a bare socket close will do
+    outcome how = outcome::open;  // else: exactly this
+    [[nodiscard]] bool accepts(outcome o) const noexcept {
+        return any_close ? o == outcome::idle_close || o == outcome::other_close || o == outcome::dropped : o == how;
     }
-    return outcome::open;
+    [[nodiscard]] std::string expected() const {
+        return any_close ? "closed" : std::string(name(how));
+    }
+};
+
+// The rule for each role. demo: demo_server's settings (/stats; a server without liveness,
+// --timers=none, the benchmark baseline, closes nobody); kicks, beast, none: what the command
+// line says the server promised (README.md, "Against any server").
+role_rule rule_for(role r, const scenario& plan, bool liveness, std::int64_t idle_timeout) {
+    const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(), jitter = plan.ping_jitter.count();
+    switch (plan.expect) {
+        case expectation::demo:
+            if (!liveness) return {};
+            switch (r) {
+                case role::active: return {};
+                case role::idle:
+                    return {true, idle_timeout, 0, false,
+                            plan.proto == protocol::tcp ? outcome::dropped : outcome::idle_close};
+                case role::pinger: return {true, idle_timeout, 0, false, outcome::idle_close};
+                case role::dead: return {true, ping + pong, jitter, false, outcome::dropped};
+                case role::stalled: return {};  // not allowed with demo (scenario.cpp)
+            }
+            return {};
+        case expectation::kicks:
+            switch (r) {
+                case role::active: return {};
+                case role::idle:
+                case role::pinger: return {true, idle_timeout, 0, true, outcome::open};
+                case role::dead:
+                    // Whichever comes first: the heartbeat's drop or the idle timeout.
+                    if (plan.heartbeats && ping + pong < idle_timeout)
+                        return {true, ping + pong, std::min(jitter, idle_timeout - ping - pong), true, outcome::open};
+                    return {true, idle_timeout, 0, true, outcome::open};
+                case role::stalled: return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
+            }
+            return {};
+        case expectation::beast:
+            // Every client but the dead one answers pings (Beast reads under the idle, active and
+            // pinger clients): Beast keeps them all. The dead client's last byte was its upgrade
+            // request: a ping idle / 2 later, unanswered, and a drop (no close frame) idle / 2 later.
+            if (r == role::dead) return {true, idle_timeout, 0, false, outcome::dropped};
+            // Beast's handshake deadline: the upgrade never finished, the socket is closed.
+            if (r == role::stalled) return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
+            return {};
+        case expectation::none: return {};
+    }
+    return {};
 }
 
 // ---- per-record verdicts -------------------------------------------------------------------
@@ -81,10 +128,12 @@ struct tally {
     std::uint64_t connect_failed = 0, handshake_failed = 0, ready = 0;
     std::uint64_t sent = 0, echoed = 0, late_sends = 0;
     std::array<std::array<std::uint64_t, static_cast<std::size_t>(outcome::count)>, role_count> outcomes{};
-    std::vector<std::int64_t> lateness_idle, lateness_pinger, dead_detection;
+    std::vector<std::int64_t> lateness_idle, lateness_pinger, dead_detection, stalled_drop;
     std::int64_t first_kick = -1, last_kick = -1, last_ready = 0;
     std::int64_t past_two_ticks_max = 0;
     std::map<std::string, std::pair<std::uint64_t, std::string>> grouped;  // kind -> count, first example
+    std::array<check_summary, role_count> by_role{};  // the verdict counts of each role's clients
+    std::array<role_rule, role_count> rules{};         // what was expected of each role
 
     void problem(const std::string& kind, std::string example) {
         auto& [count, first] = grouped[kind];
@@ -98,6 +147,7 @@ struct judge {
     const run_data& data;
     bool liveness;
     std::int64_t idle_timeout, slack;  // ns; slack: 2 ticks + allowance
+    std::array<role_rule, role_count> rules;
 
     // The same limit without the allowance (due + 2 ticks exactly), counted apart: not a
     // failure, since the client's view includes the delivery and both sides' wake-up delays.
@@ -134,7 +184,8 @@ struct judge {
         const auto when = [&](std::int64_t ns) { return std::to_string(seconds(nanoseconds(ns))) + " s"; };
         const auto by = [&](std::int64_t ns) { return std::to_string(ms(nanoseconds(ns))) + " ms"; };
         const std::string detail = r.detail.empty() ? "" : " (" + r.detail + ")";
-        if (r.who == role::active || !liveness) {
+        const role_rule& rule = rules[index(r.who)];
+        if (!rule.closed) {
             if (r.how != outcome::open) {
                 ++t.checks.false_kicks;
                 t.problem("false kick: " + who + " client " + std::string(name(r.how)) + detail,
@@ -143,11 +194,9 @@ struct judge {
             return;
         }
         // When the server's clock for this client may run out, earliest and latest.
-        const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(),
-                   jitter = plan.ping_jitter.count();
         const bool dead = r.who == role::dead;
-        const std::int64_t due = dead ? r.ref_low + ping + pong : r.ref_low + idle_timeout;
-        const std::int64_t limit = dead ? r.ref_high + ping + jitter + pong + slack : r.ref_high + idle_timeout + slack;
+        const std::int64_t due = r.ref_low + rule.after;
+        const std::int64_t limit = r.ref_high + rule.after + rule.spread + slack;
         if (r.ref_low < 0 || r.ref_high < 0) {
             // An idle client whose one message never came back: it cannot be judged.
             if (r.how == outcome::open) {
@@ -170,7 +219,7 @@ struct judge {
             }
             return;
         }
-        if (r.how != expected_outcome(r.who, plan.proto, liveness)) {
+        if (!rule.accepts(r.how)) {
             ++t.checks.wrong_outcomes;
             t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + detail,
                       at + " at " + when(r.closed));
@@ -190,14 +239,28 @@ struct judge {
         if (r.who == role::idle) t.lateness_idle.push_back(r.closed - due);
         if (r.who == role::pinger) t.lateness_pinger.push_back(r.closed - due);
         if (dead) t.dead_detection.push_back(r.closed - r.ref_high);
+        if (r.who == role::stalled) t.stalled_drop.push_back(r.closed - r.ref_low);
     }
 };
 
 tally judge_records(const scenario& plan, const run_data& data) {
-    const judge j{plan, data, std::string_view(string_at(data.before, {"timers"})) != "none", data.idle_timeout.count(),
-                  2 * data.tick.count() + plan.allowance.count()};
+    const bool liveness = std::string_view(string_at(data.before, {"timers"})) != "none";
+    judge j{plan, data, liveness, data.idle_timeout.count(), 2 * data.tick.count() + plan.allowance.count(), {}};
+    for (std::size_t r = 0; r < role_count; ++r)
+        j.rules[r] = rule_for(static_cast<role>(r), plan, liveness, data.idle_timeout.count());
     tally t;
-    for (std::size_t i = 0; i < data.records.size(); ++i) j(t, i, data.records[i]);
+    t.rules = j.rules;
+    for (std::size_t i = 0; i < data.records.size(); ++i) {
+        const check_summary before = t.checks;
+        j(t, i, data.records[i]);
+        auto& mine = t.by_role[index(data.records[i].who)];
+        mine.false_kicks += t.checks.false_kicks - before.false_kicks;
+        mine.early_kicks += t.checks.early_kicks - before.early_kicks;
+        mine.missed_kicks += t.checks.missed_kicks - before.missed_kicks;
+        mine.wrong_outcomes += t.checks.wrong_outcomes - before.wrong_outcomes;
+        mine.unresolved += t.checks.unresolved - before.unresolved;
+        mine.errors += t.checks.errors - before.errors;
+    }
     t.checks.idle_limit_ms = ms(nanoseconds(j.idle_timeout + j.slack));
     t.checks.slack_ms = ms(nanoseconds(j.slack));
     t.checks.past_two_ticks_max_ms = ms(nanoseconds(t.past_two_ticks_max));
@@ -207,13 +270,15 @@ tally judge_records(const scenario& plan, const run_data& data) {
     return t;
 }
 
-outcome_table outcomes_of(const tally& t, const scenario& plan, bool liveness) {
+outcome_table outcomes_of(const tally& t, const scenario& plan) {
     outcome_table table;
-    std::optional<role_outcomes>* by_role[role_count] = {&table.idle, &table.active, &table.pinger, &table.dead};
+    std::optional<role_outcomes>* by_role[role_count] = {&table.idle, &table.active, &table.pinger, &table.dead,
+                                                         &table.stalled};
     for (std::size_t r = 0; r < role_count; ++r) {
         if (plan.mix[r] == 0) continue;
         const auto& n = t.outcomes[r];
         const auto at = [&n](outcome o) { return n[static_cast<std::size_t>(o)]; };
+        const auto& c = t.by_role[r];
         *by_role[r] = role_outcomes{at(outcome::open),
                                     at(outcome::connect_failed),
                                     at(outcome::handshake_failed),
@@ -221,7 +286,13 @@ outcome_table outcomes_of(const tally& t, const scenario& plan, bool liveness) {
                                     at(outcome::other_close),
                                     at(outcome::dropped),
                                     at(outcome::error),
-                                    std::string(name(expected_outcome(static_cast<role>(r), plan.proto, liveness)))};
+                                    t.rules[r].expected(),
+                                    c.false_kicks,
+                                    c.missed_kicks,
+                                    c.wrong_outcomes,
+                                    c.unresolved,
+                                    c.errors,
+                                    c.false_kicks + c.missed_kicks + c.wrong_outcomes + c.unresolved + c.errors == 0};
     }
     return table;
 }
@@ -321,8 +392,13 @@ cost_summary cost_of(const run_data& data, std::int64_t first_kick, std::int64_t
 scenario_summary scenario_of(const scenario& plan, const run_data& data) {
     scenario_summary s;
     s.protocol = plan.tls && plan.proto == protocol::ws ? "wss" : name(plan.proto);
+    s.url = plan.url;
+    s.expect = name(plan.expect);
+    s.expect_idle_ms = ms(data.idle_timeout);
+    s.heartbeats = plan.heartbeats;
     s.connections = plan.connections;
-    s.mix = {plan.mix[0], plan.mix[1], plan.mix[2], plan.mix[3]};
+    s.mix = {plan.mix[0], plan.mix[1], plan.mix[2], plan.mix[3], plan.mix[4]};
+    s.handshake_timeout_ms = ms(plan.handshake_timeout);
     s.threads = plan.threads;
     s.connect_rate = plan.connect_rate;
     s.max_connecting = plan.max_connecting;
@@ -389,7 +465,7 @@ run_result analyse(const scenario& plan, const run_data& data) {
     const std::string timers(string_at(data.before, {"timers"}));
 
     run_result r;
-    r.label = plan.label.empty() ? timers : plan.label;
+    r.label = !plan.label.empty() ? plan.label : plan.expect == expectation::demo ? timers : std::string(name(plan.expect));
     r.date = utc_now();
     r.scenario = scenario_of(plan, data);
     r.server = server_summary{timers, number(data.before, {"threads"}), ms(data.tick), ms(data.idle_timeout)};
@@ -399,7 +475,7 @@ run_result analyse(const scenario& plan, const run_data& data) {
                                 data.connect_phase,
                                 seconds(nanoseconds(t.last_ready)),
                                 data.connect_phase > 0 ? static_cast<double>(t.ready) / data.connect_phase : 0};
-    r.outcomes = outcomes_of(t, plan, timers != "none");
+    r.outcomes = outcomes_of(t, plan);
     r.checks = t.checks;
     for (auto& [kind, v] : t.grouped) r.problems.push_back(problem{kind, v.first, v.second});
 
@@ -407,6 +483,7 @@ run_result analyse(const scenario& plan, const run_data& data) {
     // aggregating several processes' runs (bench/results.py).
     r.kick_lateness_ms = {summarise(t.lateness_idle, 1e-6), summarise(t.lateness_pinger, 1e-6)};
     r.dead_detection_s = summarise(t.dead_detection, 1e-9);
+    r.stalled_drop_s = summarise(t.stalled_drop, 1e-9);
     r.idle_lateness_us = in_microseconds(t.lateness_idle);
     r.pinger_lateness_us = in_microseconds(t.lateness_pinger);
 

@@ -21,6 +21,11 @@ namespace loadgen {
 ///    and ref_high + ping_interval + ping_jitter + pong_timeout + 2 ticks + allowance; same rules.
 ///  - still open at the end but not yet due: unresolved (the run was too short to tell).
 ///  - a server without liveness (its /stats says timers "none"): every connection must stay open.
+/// With --expect (any server, README.md "Against any server") the same rules hold, with the due
+/// times and the accepted way to end taken from the promises on the command line (rule_for in
+/// analysis.cpp): kicks (--expect-idle: any close will do), beast-timeouts (only dead and
+/// stalled clients are dropped, with no close frame), none (nobody is closed); stalled clients
+/// are due at --handshake-timeout after their connect began.
 [[nodiscard]] run_result analyse(const scenario& plan, const run_data& data);
 
 }  // namespace loadgen

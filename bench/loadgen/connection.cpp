@@ -109,7 +109,8 @@ protected:
                 first_send();
                 break;
             case role::pinger:
-            case role::dead: break;
+            case role::dead:
+            case role::stalled: break;
         }
     }
 
@@ -463,10 +464,49 @@ private:
             rec().ref_low = now();
             ws_.next_layer().async_handshake(asio::ssl::stream_base::client,
                                              [self = shared()](boost::system::error_code e) { self->on_tls(e); });
+        } else if (rec().who == role::stalled) {
+            stall();
         } else {
             rec().ref_low = now();  // pinger and dead: the server starts its clocks after this
             upgrade();
         }
+    }
+
+    // A stalled client: half an upgrade request (no blank line ends it), then it only waits,
+    // reading the raw socket, for the server to give up. The server's handshake clock starts at
+    // its accept at the earliest, after the connect began (ref_low); ref_high is when the half
+    // request was written (the server's accept may come later still: the allowance covers it).
+    void stall() {
+        rec().ref_low = rec().launched;
+        stall_request_ = "GET " + run().plan.path + " HTTP/1.1\r\nHost: " + run().host_header +
+                         "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n";
+        asio::async_write(beast::get_lowest_layer(ws_), asio::buffer(stall_request_),
+                          [self = shared()](boost::system::error_code ec, std::size_t) { self->on_stall_written(ec); });
+    }
+
+    void on_stall_written(boost::system::error_code ec) {
+        if (stopping()) return;
+        if (ec) return on_failed(outcome::handshake_failed, ec, "half upgrade request");
+        rec().ref_high = now();
+        stall_read();
+        on_ready();
+    }
+
+    void stall_read() {
+        beast::get_lowest_layer(ws_).async_read_some(
+            asio::buffer(drain_buffer_),
+            [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_stall_read(ec, n); });
+    }
+
+    void on_stall_read(boost::system::error_code ec, std::size_t n) {
+        if (stopping()) return;
+        // An answer (a 408, say) before the close is allowed; only the close counts.
+        if (server_dropped(ec))
+            return on_closed(outcome::dropped, now(),
+                             stall_answered_ == 0 ? std::string() : std::to_string(stall_answered_) + " bytes answered first");
+        if (ec) return on_closed(outcome::error, now(), ec.message());
+        stall_answered_ += n;
+        stall_read();
     }
 
     void on_tls(boost::system::error_code ec) {
@@ -485,7 +525,7 @@ private:
         ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
             if (kind == websocket::frame_type::close && close_frame_at_ < 0) close_frame_at_ = now();
         });
-        ws_.async_handshake(run().host_header, "/",
+        ws_.async_handshake(run().host_header, run().plan.path,
                             [self = shared()](boost::system::error_code e) { self->on_handshake(e); });
     }
 
@@ -575,6 +615,8 @@ private:
     beast::flat_buffer buffer_;
     std::int64_t close_frame_at_ = -1;
     frame_scanner scanner_;                         // dead clients only
+    std::string stall_request_;                     // stalled clients only: half an upgrade request
+    std::size_t stall_answered_ = 0;                // stalled clients only: bytes the server sent
     std::array<unsigned char, 64> drain_buffer_{};  // dead clients only: pings are small
 };
 

@@ -52,6 +52,7 @@ struct record {
     // idle: its one message was written at ref_low, its echo came back at ref_high;
     // pinger, dead: the handshake began at ref_low (with --tls: the TLS handshake) and the
     // WebSocket upgrade completed at ref_high.
+    // stalled: the connect began at ref_low, its half upgrade request was written at ref_high.
     std::int64_t ref_low = -1;
     std::int64_t ref_high = -1;
     std::int64_t closed = -1;  // closed by the server (WebSocket: when its close frame arrived)

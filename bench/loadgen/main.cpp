@@ -1,5 +1,7 @@
 // loadgen: many WebSocket or TCP clients against demo_server, to check that idle clients are
-// kicked on time, active ones never, and to measure what that costs the server. See README.md.
+// kicked on time, active ones never, and to measure what that costs the server; or (--url)
+// against any server, its promised timeouts given as flags, judged from the client side alone.
+// See README.md.
 //
 // Exit status: 0 all checks passed; 1 a check failed (false, missed or wrong kicks, unresolved
 // clients, connection errors); 2 bad command line; 3 the run could not be done.

@@ -44,8 +44,17 @@ void print_outcomes(const char* role, std::uint64_t count, const std::optional<r
     add("ws_other_close", o->ws_other_close);
     add("dropped", o->dropped);
     add("error", o->error);
-    out << fmt("           %-7s %7llu  %-14s  %s\n", role, static_cast<unsigned long long>(count), o->expected.c_str(),
-               got.c_str());
+    std::string verdict = o->role_passed ? "pass" : "FAIL";
+    const auto why = [&verdict](const char* what, std::uint64_t n) {
+        if (n != 0) verdict += fmt(" %s %llu", what, static_cast<unsigned long long>(n));
+    };
+    why("false", o->false_kicks);
+    why("missed", o->missed_kicks);
+    why("wrong", o->wrong_outcomes);
+    why("unresolved", o->unresolved);
+    why("errors", o->errors);
+    out << fmt("           %-7s %7llu  %-14s  %-8s %s\n", role, static_cast<unsigned long long>(count),
+               o->expected.c_str(), verdict.c_str(), got.c_str());
 }
 
 // Absent figures print as 0 in the side-by-side table, as they did when read from JSON.
@@ -58,21 +67,38 @@ void print_run(const run_result& r, std::ostream& out) {
     const auto& cost = r.server_cost;
     const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     out << "== loadgen: " << r.label << " (" << sc.protocol << ", " << sc.connections << " connections) ==\n";
-    out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(),
-               r.server.threads, r.server.tick_ms, r.server.idle_timeout_ms);
-    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu; %s; %llu-byte messages; duration %.0f s\n",
+    const bool stats = !r.stats.before.empty();
+    if (sc.url.empty())
+        out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(),
+                   r.server.threads, r.server.tick_ms, r.server.idle_timeout_ms);
+    else
+        out << fmt("server     %s, expected: %s%s; verdicts from the client side%s\n", sc.url.c_str(), sc.expect.c_str(),
+                   sc.expect == "kicks"
+                       ? (fmt(" (idle %.0f ms", sc.expect_idle_ms) +
+                          (sc.heartbeats ? fmt(", ping %.0f ms + pong %.0f ms)", sc.ping_interval_ms, sc.pong_timeout_ms)
+                                         : std::string(")")))
+                             .c_str()
+                   : sc.expect == "beast-timeouts" ? fmt(" (idle timeout %.0f ms)", sc.expect_idle_ms).c_str()
+                                                   : "",
+                   stats ? fmt(", /stats: timers=%s", r.server.timers.c_str()).c_str() : ", no /stats");
+    out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu%s; %s; %llu-byte messages; duration %.0f s\n",
                n(sc.mix.idle), n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
+               sc.mix.stalled != 0 ? fmt(", stalled %llu (handshake deadline %.0f ms)", n(sc.mix.stalled),
+                                         sc.handshake_timeout_ms)
+                                         .c_str()
+                                   : "",
                sc.closed_loop ? "closed loop (next message when the echo arrives)"
                               : fmt("interval %.0f ms", sc.interval_ms).c_str(),
                n(sc.message_size), sc.duration_s);
     out << fmt("connect    %llu up, %llu connect failed, %llu handshake failed; all up after %.2f s (%.0f/s)\n",
                n(r.connect.ready), n(r.connect.connect_failed), n(r.connect.handshake_failed), r.connect.phase_s,
                r.connect.rate_per_s);
-    out << "outcomes   role      count  expected        got\n";
+    out << "outcomes   role      count  expected        verdict  got\n";
     print_outcomes("idle", sc.mix.idle, r.outcomes.idle, out);
     print_outcomes("active", sc.mix.active, r.outcomes.active, out);
     print_outcomes("pinger", sc.mix.pinger, r.outcomes.pinger, out);
     print_outcomes("dead", sc.mix.dead, r.outcomes.dead, out);
+    print_outcomes("stalled", sc.mix.stalled, r.outcomes.stalled, out);
     out << "kick lateness (ms)      n      min      p50      p99      max   reference\n";
     const auto lateness_row = [&](const char* role, const distribution& d, const char* reference) {
         if (d.n == 0) return;
@@ -82,11 +108,21 @@ void print_run(const run_result& r, std::ostream& out) {
     lateness_row("idle", r.kick_lateness_ms.idle, "its message was written");
     lateness_row("pinger", r.kick_lateness_ms.pinger, "its handshake began");
     const auto& dead = r.dead_detection_s;
-    if (dead.n > 0)
+    const bool heartbeat_drop = sc.expect == "demo" || (sc.expect == "kicks" && sc.heartbeats);
+    if (dead.n > 0 && !heartbeat_drop)
+        out << fmt("dead drop  %llu closed %.2f .. %.2f s after the handshake (p50 %.2f s; due after the idle timeout "
+                   "%.0f ms)\n",
+                   n(dead.n), dead.min, dead.max, dead.p50, sc.expect_idle_ms);
+    if (dead.n > 0 && heartbeat_drop)
         out << fmt(
             "dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + "
             "jitter <= %.0f ms + pong-timeout %.0f ms)\n",
             n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
+    const auto& stalled = r.stalled_drop_s;
+    if (stalled.n > 0)
+        out << fmt("stalled    %llu dropped %.2f .. %.2f s after the connect began (p50 %.2f s; handshake deadline "
+                   "%.0f ms)\n",
+                   n(stalled.n), stalled.min, stalled.max, stalled.p50, sc.handshake_timeout_ms);
     const auto& c = r.checks;
     out << fmt(
         "checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors "
@@ -117,6 +153,17 @@ void print_run(const run_result& r, std::ostream& out) {
                    "order  ->  echoes lost %llu\n",
                    n(rc.messages), n(rc.echoed_in_order), n(rc.resent), n(rc.pending_at_end), n(rc.echo_mismatch),
                    n(rc.echoes_lost));
+    }
+    if (!stats) {
+        // Any server without --http-port: nothing is known of its cost.
+        const auto& cl = r.client;
+        out << "server     cost not measured (no /stats: that needs demo_server's --http-port)\n";
+        out << fmt(
+            "loadgen    %.1f CPU s (%.0f %% of one core, %llu threads); loop lag p50 %.2f ms p99 %.2f ms max %.2f ms\n",
+            cl.cpu_s, cl.cpu_percent, n(cl.threads), cl.loop_lag_ms.p50, cl.loop_lag_ms.p99, cl.loop_lag_ms.max);
+        if (cl.overloaded)
+            out << "warning    loadgen's own loop ran over 100 ms late: it answered pings and read echoes late\n";
+        return;
     }
     out << "server CPU window      s  messages   cpu %    cpu s    user     sys us/message  user us\n"
            "  (steady: every connection up -> end; kicks: -> last kick; after: last kick -> end, active clients "

@@ -25,12 +25,17 @@ BOOST_DESCRIBE_STRUCT(distribution, (), (n, min, p50, p99, max, mean))
 
 /// Connections per role.
 struct role_counts {
-    std::uint64_t idle = 0, active = 0, pinger = 0, dead = 0;
+    std::uint64_t idle = 0, active = 0, pinger = 0, dead = 0, stalled = 0;
 };
-BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead))
+BOOST_DESCRIBE_STRUCT(role_counts, (), (idle, active, pinger, dead, stalled))
 
 struct scenario_summary {
     std::string protocol;
+    std::string url;     // --url (empty: demo_server by --http-port)
+    std::string expect;  // what the server promised: demo (its /stats), kicks, beast-timeouts, none
+    double expect_idle_ms = 0;  // the idle timeout the verdicts used (kicks, beast-timeouts; demo: server.idle_timeout_ms)
+    bool heartbeats = false;    // kicks: --expect-ping-interval / --expect-pong-timeout given
+    double handshake_timeout_ms = 0;  // --handshake-timeout: stalled clients are due then
     std::uint64_t connections = 0;
     role_counts mix;
     std::uint64_t threads = 0;
@@ -47,7 +52,7 @@ struct scenario_summary {
     std::uint64_t fd_limit = 0;
 };
 BOOST_DESCRIBE_STRUCT(scenario_summary, (),
-                      (protocol, connections, mix, threads, connect_rate, max_connecting, source_addresses,
+                      (protocol, url, expect, expect_idle_ms, heartbeats, handshake_timeout_ms, connections, mix, threads, connect_rate, max_connecting, source_addresses,
                        first_source, interval_ms, closed_loop, message_size, duration_s, ping_interval_ms,
                        pong_timeout_ms, ping_jitter_ms, allowance_ms, stats_interval_ms, seed, fd_limit))
 
@@ -68,15 +73,20 @@ BOOST_DESCRIBE_STRUCT(connect_summary, (), (ready, connect_failed, handshake_fai
 struct role_outcomes {
     std::uint64_t open = 0, connect_failed = 0, handshake_failed = 0, ws_idle_close = 0, ws_other_close = 0,
                   dropped = 0, error = 0;
-    std::string expected;
+    std::string expected;  // an outcome's name, or "closed": any close frame or a bare close (--expect kicks)
+    // This role's share of the verdicts (check_summary), and whether it has none (not named
+    // "passed": bench/compare.sh greps the JSON for the run's "passed":true).
+    std::uint64_t false_kicks = 0, missed_kicks = 0, wrong_outcomes = 0, unresolved = 0, errors = 0;
+    bool role_passed = false;
 };
 BOOST_DESCRIBE_STRUCT(role_outcomes, (),
-                      (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected))
+                      (open, connect_failed, handshake_failed, ws_idle_close, ws_other_close, dropped, error, expected,
+                       false_kicks, missed_kicks, wrong_outcomes, unresolved, errors, role_passed))
 
 struct outcome_table {
-    std::optional<role_outcomes> idle, active, pinger, dead;  // null: no client of that role
+    std::optional<role_outcomes> idle, active, pinger, dead, stalled;  // null: no client of that role
 };
-BOOST_DESCRIBE_STRUCT(outcome_table, (), (idle, active, pinger, dead))
+BOOST_DESCRIBE_STRUCT(outcome_table, (), (idle, active, pinger, dead, stalled))
 
 /// The verdicts (analysis.hpp states the rules).
 struct check_summary {
@@ -210,6 +220,7 @@ struct run_result {
     std::vector<problem> problems;
     lateness_summary kick_lateness_ms;  // idle: close - (message written + T); pinger: from the handshake's start
     distribution dead_detection_s;      // dead clients: drop - handshake done
+    distribution stalled_drop_s;        // stalled clients: drop - connect began
     std::vector<std::int64_t> idle_lateness_us, pinger_lateness_us;  // every kick, sorted
     echo_summary echo;
     client_summary client;
@@ -221,7 +232,7 @@ struct run_result {
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
                       (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
-                       dead_detection_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
+                       dead_detection_s, stalled_drop_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
                        stats, samples, reconnect))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not

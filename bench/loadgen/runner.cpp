@@ -61,6 +61,12 @@ std::vector<record> make_records(const scenario& plan) {
     return records;
 }
 
+// The upgrade's Host header: HOST:PORT, an IPv6 address in brackets.
+std::string host_header(const scenario& plan) {
+    const bool v6 = plan.host.find(':') != std::string::npos;
+    return (v6 ? "[" + plan.host + "]" : plan.host) + ":" + std::to_string(plan.ws_port);
+}
+
 class controller {
 public:
     controller(const scenario& plan, run_data& data)
@@ -71,9 +77,9 @@ public:
           context_{plan,
                    clock::now(),
                    asio::ip::tcp::endpoint(asio::ip::make_address(plan.host),
-                                           plan.proto == protocol::tcp ? plan.tcp_port : plan.http_port),
+                                           plan.proto == protocol::tcp ? plan.tcp_port : plan.ws_port),
                    {},
-                   plan.host + ":" + std::to_string(plan.http_port),
+                   host_header(plan),
                    // The TCP port speaks plain TCP whatever --tls says: only the WebSocket
                    // clients (and /stats) use TLS.
                    plan.proto == protocol::ws ? tls_.get() : nullptr,
@@ -110,6 +116,9 @@ public:
     }
 
 private:
+    // /stats is read: demo_server's --http-port was given (with --url: an optional cross-check).
+    [[nodiscard]] bool stats() const noexcept { return plan_.http_port != 0; }
+
     [[nodiscard]] double since_start() const { return seconds(clock::now() - context_.t0); }
 
     awaitable<void> sleep_for(nanoseconds d) {
@@ -130,6 +139,20 @@ private:
     }
 
     void check_server_settings() {
+        if (plan_.expect != expectation::demo) {
+            // Any server: its promises are on the command line. A /stats read anyway (--http-port)
+            // cross-checks the idle timeout of --expect-idle, and gives the tick when it has one.
+            data_.idle_timeout = plan_.idle_timeout;
+            const auto server_idle =
+                nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"idle_timeout_ms"}) * 1e6)));
+            const auto server_tick =
+                nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"tick_ms"}) * 1e6)));
+            data_.tick = plan_.tick.count() != 0 ? plan_.tick : server_tick;
+            if (plan_.expect == expectation::kicks && server_idle.count() != 0 && data_.idle_timeout != server_idle)
+                throw std::runtime_error("--expect-idle does not match the server's /stats (" +
+                                         std::to_string(millis(server_idle)) + " ms)");
+            return;
+        }
         const auto server_idle =
             nanoseconds(static_cast<std::int64_t>(std::llround(number(data_.before, {"idle_timeout_ms"}) * 1e6)));
         const auto server_tick =
@@ -145,16 +168,18 @@ private:
     }
 
     awaitable<void> control() {
-        auto before = co_await try_fetch();
-        if (!before)
-            throw std::runtime_error("cannot read /stats from " + plan_.host + ":" + std::to_string(plan_.http_port));
-        data_.before = std::move(*before);
+        if (stats()) {
+            auto before = co_await try_fetch();
+            if (!before)
+                throw std::runtime_error("cannot read /stats from " + plan_.host + ":" + std::to_string(plan_.http_port));
+            data_.before = std::move(*before);
+        }
         check_server_settings();
 
         context_.t0 = clock::now();
         const double cpu_at_start = process_cpu();
         for (auto& t : threads_) t->start();
-        asio::co_spawn(io_, sample_stats(), asio::detached);
+        if (stats()) asio::co_spawn(io_, sample_stats(), asio::detached);
         if (plan_.progress) asio::co_spawn(io_, show_progress(), asio::detached);
 
         const auto end = context_.t0 + plan_.duration;
@@ -179,7 +204,7 @@ private:
         data_.connect_phase = since_start();
 
         // Full load: every connection is up, and the first kick is an idle timeout away.
-        if (launched == total && counters.ready.load() + counters.failed.load() == total) {
+        if (stats() && launched == total && counters.ready.load() + counters.failed.load() == total) {
             const auto ready = counters.ready.load();
             if (auto full = co_await try_fetch()) {
                 data_.full = std::move(*full);
@@ -192,7 +217,8 @@ private:
             for (auto& t : threads_) t->release_closed_loop();
 
         if (clock::now() < end) co_await sleep_for(end - clock::now());
-        if (auto after = co_await try_fetch()) data_.after = std::move(*after);
+        if (stats())
+            if (auto after = co_await try_fetch()) data_.after = std::move(*after);
         data_.t_after = since_start();
 
         stopping_ = true;
@@ -202,7 +228,7 @@ private:
         progress_timer_.cancel();
         for (auto& t : threads_) t->stop_all();
         if (plan_.progress) print_progress(true);
-        if (data_.after.empty()) throw std::runtime_error("cannot read the final /stats");
+        if (stats() && data_.after.empty()) throw std::runtime_error("cannot read the final /stats");
     }
 
     awaitable<void> sample_stats() {

@@ -77,8 +77,58 @@ std::optional<std::string> resolve_mix(const std::array<share, role_count>& shar
         }
     }
     if (assigned != total)
-        return "the mix (--idle, --active, --pingers, --dead) adds up to " + std::to_string(assigned) +
+        return "the mix (--idle, --active, --pingers, --dead, --stalled) adds up to " + std::to_string(assigned) +
                " connections, not --connections " + std::to_string(total);
+    return std::nullopt;
+}
+
+// --url: SCHEME://HOST[:PORT][/PATH], SCHEME ws, wss or tcp; HOST an address (IPv6 in
+// brackets) or localhost. Returns an error message, or nothing on success.
+std::optional<std::string> apply_url(const std::string& url, scenario& s) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) return "--url " + url + ": expected ws://HOST:PORT[/PATH], wss://... or tcp://HOST:PORT";
+    const std::string scheme = url.substr(0, scheme_end);
+    std::string rest = url.substr(scheme_end + 3);
+    if (scheme == "ws" || scheme == "wss") {
+        s.proto = protocol::ws;
+        s.tls = scheme == "wss";
+    } else if (scheme == "tcp") {
+        s.proto = protocol::tcp;
+    } else {
+        return "--url " + url + ": the scheme must be ws, wss or tcp";
+    }
+    const auto slash = rest.find('/');
+    const std::string authority = rest.substr(0, slash);
+    s.path = slash == std::string::npos ? "/" : rest.substr(slash);
+    if (s.proto == protocol::tcp && s.path != "/") return "--url " + url + ": a tcp:// URL has no path";
+    std::string host, port;
+    if (!authority.empty() && authority.front() == '[') {  // [IPv6]:port
+        const auto close = authority.find(']');
+        if (close == std::string::npos) return "--url " + url + ": unclosed [";
+        host = authority.substr(1, close - 1);
+        if (close + 1 < authority.size()) {
+            if (authority[close + 1] != ':') return "--url " + url + ": expected :PORT after ]";
+            port = authority.substr(close + 2);
+        }
+    } else {
+        const auto colon = authority.rfind(':');
+        host = authority.substr(0, colon);
+        if (colon != std::string::npos) port = authority.substr(colon + 1);
+    }
+    if (host.empty()) return "--url " + url + ": no host";
+    if (host == "localhost") host = "127.0.0.1";
+    unsigned value = 0;
+    if (port.empty()) {
+        if (s.proto == protocol::tcp) return "--url " + url + ": a tcp:// URL needs a port";
+        value = s.tls ? 443 : 80;
+    } else {
+        const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+        if (ec != std::errc{} || end != port.data() + port.size() || value == 0 || value > 65535)
+            return "--url " + url + ": bad port";
+    }
+    s.host = host;
+    (s.proto == protocol::tcp ? s.tcp_port : s.ws_port) = static_cast<unsigned short>(value);
+    s.url = url;
     return std::nullopt;
 }
 
@@ -88,20 +138,31 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     command cmd;
     scenario& s = cmd.run;
     std::string proto = "ws";
+    std::string url, expect;
     std::array<std::string, role_count> shares;
     po::options_description desc(
-        "loadgen: many clients against demo_server; measures idle kicks, false kicks, echo round trips, server CPU "
+        "loadgen: many clients against demo_server (or any server: --url); measures idle kicks, false kicks, echo round trips, server CPU "
         "and memory\n"
         "Durations: a number and a unit (us, ms, s, m). Mix: a fraction with a decimal point (0.4) or a count "
         "(7600).\n"
         "Usage: loadgen --http-port P [--protocol ws|tcp --tcp-port T] [--tls [--tls-ca FILE]] [options]\n"
+        "       loadgen --url ws://HOST:PORT[/PATH] (or wss://, tcp://) EXPECTATION [--http-port P] [options]\n"
+        "         EXPECTATION (any server, no /stats needed; bench/loadgen/README.md, \"Against any server\"):\n"
+        "           --expect-idle D [--expect-ping-interval P --expect-pong-timeout Q]\n"
+        "           --expect beast-timeouts --idle-timeout D\n"
+        "           --expect none\n"
         "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json] [--svg OUT.svg]\nOptions");
     // clang-format off
     desc.add_options()
         ("help,h", "show this help")
         ("host", po::value(&s.host)->default_value(s.host), "server address (loopback only)")
         ("tcp-port", po::value(&s.tcp_port), "demo_server's raw TCP echo port (--protocol tcp)")
-        ("http-port", po::value(&s.http_port), "demo_server's HTTP/WebSocket port (WebSocket echo and /stats; required)")
+        ("http-port", po::value(&s.http_port), "demo_server's HTTP/WebSocket port (WebSocket echo and /stats; required without --url; with --url only /stats is read there, for the server's cost and a cross-check)")
+        ("url", po::value(&url), "any server: ws://HOST:PORT[/PATH], wss://HOST:PORT[/PATH] (TLS: as --tls) or tcp://HOST:PORT (raw TCP echo); needs an expectation (--expect-idle, --expect beast-timeouts or --expect none); loopback only")
+        ("expect", po::value(&expect), "what the server promises, the yardstick of every verdict: kicks (with --expect-idle), beast-timeouts (Beast's websocket timeout option with keep-alive pings: with --idle-timeout; clients that answer pings are never closed, dead ones dropped with no close frame between idle-timeout and idle-timeout + allowance after their last byte) or none (the server closes nobody)")
+        ("expect-idle", po::value<duration_arg>(), "--expect kicks: idle and pinger clients are closed (close frame of any code, or a bare socket close) no sooner than this after their last message (pinger: the handshake) and within --allowance after it")
+        ("expect-ping-interval", po::value<duration_arg>(), "--expect kicks: the server pings a silent client this long after its last message ...")
+        ("expect-pong-timeout", po::value<duration_arg>(), "... and drops it this long after an unanswered ping: dead clients are due then (without these two, dead clients are due at --expect-idle)")
         ("protocol", po::value(&proto)->default_value(proto), "ws (WebSocket) or tcp (raw TCP echo)")
         ("tls", "the HTTP port speaks TLS (demo_server --tls): wss:// clients and /stats over https; the certificate is not verified unless --tls-ca is given. --protocol tcp clients stay plain (the TCP port is)")
         ("tls-ca", po::value(&s.tls_ca), "with --tls: verify the server's certificate against this CA (or self-signed certificate) file, PEM, and that it names --host")
@@ -115,11 +176,13 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
         ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
         ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
+        ("stalled", po::value(&shares[4]), "ws, with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
+        ("handshake-timeout", po::value<duration_arg>(), "with --expect: the server's handshake deadline: a stalled client is dropped no sooner than this after its connect began, and within --allowance after its half request was written")
         ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
         ("closed-loop", "active clients send their next message as soon as the echo arrives (saturation; --interval unused)")
         ("message-size", po::value(&s.message_size)->default_value(s.message_size), "bytes per message")
-        ("idle-timeout", po::value<duration_arg>(), "the server's --idle-timeout (default: read from /stats)")
-        ("tick", po::value<duration_arg>(), "the server's --tick (default: read from /stats)")
+        ("idle-timeout", po::value<duration_arg>(), "the server's --idle-timeout (default: read from /stats); --expect beast-timeouts: the idle_timeout of Beast's timeout option")
+        ("tick", po::value<duration_arg>(), "the server's --tick (default: read from /stats; with --url without /stats: 0)")
         ("ping-interval", po::value<duration_arg>(), "the server's --ping-interval (default 5s)")
         ("pong-timeout", po::value<duration_arg>(), "the server's --pong-timeout (default 5s)")
         ("ping-jitter", po::value<duration_arg>(), "the server's --ping-jitter (default 1s)")
@@ -127,7 +190,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("duration", po::value<duration_arg>(), "run time from the first connect to the final /stats (default 30s)")
         ("stats-interval", po::value<duration_arg>(), "how often to sample the server's /stats (default 500ms)")
         ("seed", po::value(&s.seed)->default_value(s.seed), "seed for role order and send phases")
-        ("label", po::value(&s.label), "name of this run in reports (default: the server's timer mode)")
+        ("label", po::value(&s.label), "name of this run in reports (default: the server's timer mode; with --url: the expectation)")
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
         ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
@@ -164,11 +227,11 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     get("duration", s.duration);
     get("stats-interval", s.stats_interval);
     get("reconnect-delay", s.reconnect_delay);
+    get("handshake-timeout", s.handshake_timeout);
     s.reconnect = vm.count("reconnect") != 0U;
     s.progress = vm.count("no-progress") == 0U;
     s.closed_loop = vm.count("closed-loop") != 0U;
     s.tls = vm.count("tls") != 0U;
-    if (!s.tls_ca.empty() && !s.tls) return fail("--tls-ca needs --tls");
 
     if (proto == "ws")
         s.proto = protocol::ws;
@@ -176,12 +239,70 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         s.proto = protocol::tcp;
     else
         return fail("--protocol must be ws or tcp");
+    if (!url.empty()) {
+        if (!vm["protocol"].defaulted()) return fail("--url says the protocol: leave out --protocol");
+        if (!vm["host"].defaulted()) return fail("--url says the host: leave out --host");
+        if (vm.count("tcp-port") != 0U) return fail("--url says the port: leave out --tcp-port");
+        if (s.tls) return fail("--url says whether it is TLS (wss://): leave out --tls");
+        if (const auto problem = apply_url(url, s)) return fail(*problem);
+    } else {
+        s.ws_port = s.http_port;
+    }
+    if (!s.tls_ca.empty() && !s.tls) return fail("--tls-ca needs --tls (or a wss:// --url)");
+
+    // What the server promised: the verdicts' yardstick.
+    const bool expect_idle = vm.count("expect-idle") != 0U, expect_ping = vm.count("expect-ping-interval") != 0U,
+               expect_pong = vm.count("expect-pong-timeout") != 0U;
+    if (expect.empty() && (expect_idle || expect_ping || expect_pong)) expect = "kicks";
+    if (expect.empty())
+        s.expect = expectation::demo;
+    else if (expect == "kicks")
+        s.expect = expectation::kicks;
+    else if (expect == "beast-timeouts")
+        s.expect = expectation::beast;
+    else if (expect == "none")
+        s.expect = expectation::none;
+    else
+        return fail("--expect must be kicks, beast-timeouts or none");
+    if (s.expect == expectation::demo) {
+        if (s.http_port == 0)
+            return fail(url.empty() ? "--http-port is required (the WebSocket echo and /stats), or --url"
+                                    : "--url needs the server's promises: --expect-idle D [--expect-ping-interval P "
+                                      "--expect-pong-timeout Q], --expect beast-timeouts --idle-timeout D, or "
+                                      "--expect none (or --http-port: demo_server's /stats)");
+        s.heartbeats = s.ping_interval > nanoseconds::zero();
+    } else {
+        if (vm.count("ping-interval") + vm.count("pong-timeout") != 0U)
+            return fail("--ping-interval and --pong-timeout are demo_server's settings; with --expect use "
+                        "--expect-ping-interval and --expect-pong-timeout");
+        if (s.expect != expectation::kicks && (expect_idle || expect_ping || expect_pong))
+            return fail("--expect-idle, --expect-ping-interval and --expect-pong-timeout go with --expect kicks");
+        s.heartbeats = false;
+    }
+    if (s.expect == expectation::kicks) {
+        if (!expect_idle) return fail("--expect kicks needs --expect-idle");
+        if (vm.count("idle-timeout") != 0U) return fail("--expect kicks: the idle timeout is --expect-idle");
+        get("expect-idle", s.idle_timeout);
+        if (s.idle_timeout <= nanoseconds::zero()) return fail("--expect-idle must be > 0");
+        if (expect_ping != expect_pong) return fail("--expect-ping-interval and --expect-pong-timeout go together");
+        if (expect_ping) {
+            get("expect-ping-interval", s.ping_interval);
+            get("expect-pong-timeout", s.pong_timeout);
+            if (s.ping_interval <= nanoseconds::zero() || s.pong_timeout <= nanoseconds::zero())
+                return fail("--expect-ping-interval and --expect-pong-timeout must be > 0");
+            s.heartbeats = true;
+        }
+    }
+    if (s.expect == expectation::beast) {
+        if (s.proto != protocol::ws) return fail("--expect beast-timeouts is for WebSocket servers (ws:// or wss://)");
+        if (s.idle_timeout <= nanoseconds::zero())
+            return fail("--expect beast-timeouts needs --idle-timeout (the idle_timeout of the server's timeout option)");
+    }
 
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(s.host, ec);
     if (ec || !address.is_loopback())
         return fail("--host must be a loopback address (this is a benchmark, not a flood tool)");
-    if (s.http_port == 0) return fail("--http-port is required (the WebSocket echo and /stats)");
     if (s.proto == protocol::tcp && s.tcp_port == 0) return fail("--protocol tcp needs --tcp-port");
     if (s.connections == 0) return fail("--connections must be > 0");
     if (s.threads == 0 || s.threads > 64) return fail("--threads must be between 1 and 64");
@@ -205,7 +326,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (s.reconnect && (s.reconnect_delay <= nanoseconds::zero() || s.reconnect_attempts == 0))
         return fail("--reconnect-delay and --reconnect-attempts must be > 0");
 
-    const bool any_share = vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") != 0U;
+    const bool any_share =
+        vm.count("idle") + vm.count("active") + vm.count("pingers") + vm.count("dead") + vm.count("stalled") != 0U;
     if (!any_share) {
         if (s.proto == protocol::ws)
             shares = {"0.4", "0.4", "0.1", "0.1"};
@@ -222,12 +344,24 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         parsed[r] = *p;
     }
     if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);
+    if (s.mix[index(role::stalled)] != 0) {
+        if (s.proto != protocol::ws || s.tls)
+            return fail("stalled clients stop in the middle of a plain WebSocket upgrade: ws:// only");
+        if (s.expect == expectation::demo)
+            return fail("stalled clients are judged against a promised handshake deadline: give --expect ... and "
+                        "--handshake-timeout");
+        if (s.expect != expectation::none && s.handshake_timeout <= nanoseconds::zero())
+            return fail("stalled clients need the server's --handshake-timeout");
+        if (s.reconnect) return fail("--reconnect has no stalled clients");
+    }
     if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
         return fail("pingers and dead clients need WebSocket pings: use --protocol ws");
-    if (s.proto == protocol::ws && s.ping_interval > nanoseconds::zero() && s.pong_timeout <= nanoseconds::zero())
-        return fail("--pong-timeout must be > 0 when --ping-interval is set");
-    if (s.mix[index(role::dead)] != 0 && s.ping_interval <= nanoseconds::zero())
-        return fail("dead clients are only dropped by heartbeats: give the server's --ping-interval");
+    if (s.expect == expectation::demo) {
+        if (s.proto == protocol::ws && s.ping_interval > nanoseconds::zero() && s.pong_timeout <= nanoseconds::zero())
+            return fail("--pong-timeout must be > 0 when --ping-interval is set");
+        if (s.mix[index(role::dead)] != 0 && s.ping_interval <= nanoseconds::zero())
+            return fail("dead clients are only dropped by heartbeats: give the server's --ping-interval");
+    }
     return cmd;
 }
 

@@ -8,6 +8,8 @@
 //            server's pings. Alive for the heartbeat, idle for the idle timeout: kicked by it.
 //  - dead:   WebSocket only. After the handshake it stops reading frames (it drains the raw
 //            socket, so it never answers a ping). The heartbeat must drop it.
+//  - stalled: WebSocket only (--stalled, none by default). Connects and sends half an upgrade
+//            request, never the rest. The server's handshake deadline must drop it.
 #ifndef IDLEWHEEL_LOADGEN_SCENARIO_HPP
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
@@ -29,9 +31,30 @@ using clock = std::chrono::steady_clock;
 using std::chrono::nanoseconds;
 
 enum class protocol { tcp, ws };
-enum class role : std::uint8_t { idle, active, pinger, dead };
-inline constexpr std::size_t role_count = 4;
-inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead"};
+
+/// What the server promised, the verdicts' yardstick (README.md, "Against any server").
+///  - demo:   demo_server's settings, read from its /stats (--http-port without --expect*).
+///  - kicks:  --expect-idle D: idle and pinger clients kicked D after their last message or
+///            handshake, any close (a close frame of any code, or a bare socket close); dead
+///            clients by the heartbeat (--expect-ping-interval, --expect-pong-timeout) or else
+///            by the idle timeout.
+///  - beast:  --expect beast-timeouts --idle-timeout D: Beast's websocket timeout option with
+///            keep-alive pings: a client that answers pings is never kicked, a dead one is
+///            dropped (no close frame) D after its last byte.
+///  - none:   --expect none: the server closes nobody.
+enum class expectation { demo, kicks, beast, none };
+[[nodiscard]] constexpr std::string_view name(expectation e) noexcept {
+    switch (e) {
+        case expectation::demo: return "demo";
+        case expectation::kicks: return "kicks";
+        case expectation::beast: return "beast-timeouts";
+        case expectation::none: return "none";
+    }
+    return "demo";
+}
+enum class role : std::uint8_t { idle, active, pinger, dead, stalled };
+inline constexpr std::size_t role_count = 5;
+inline constexpr std::array<std::string_view, role_count> role_names{"idle", "active", "pinger", "dead", "stalled"};
 
 [[nodiscard]] constexpr std::size_t index(role r) noexcept { return static_cast<std::size_t>(r); }
 [[nodiscard]] constexpr std::string_view name(role r) noexcept { return role_names[index(r)]; }
@@ -40,7 +63,12 @@ inline constexpr std::array<std::string_view, role_count> role_names{"idle", "ac
 struct scenario {
     std::string host = "127.0.0.1";
     unsigned short tcp_port = 0;   // raw TCP echo port (protocol tcp)
-    unsigned short http_port = 0;  // HTTP/WebSocket port: WebSocket echo and /stats
+    unsigned short http_port = 0;  // demo_server's HTTP port: /stats (and the WebSocket echo without --url); 0: no /stats
+    unsigned short ws_port = 0;    // the WebSocket echo's port (--url's, else --http-port)
+    std::string path = "/";        // the WebSocket upgrade's target (--url's path)
+    std::string url;               // --url as given (empty: demo_server by --http-port)
+    expectation expect = expectation::demo;
+    bool heartbeats = true;        // kicks: --expect-ping-interval given (demo: --ping-interval > 0)
     protocol proto = protocol::ws;
     // The HTTP port speaks TLS (demo_server --tls): WebSocket clients and /stats over TLS. The
     // TCP port stays plain, so --protocol tcp clients do too.
@@ -64,6 +92,8 @@ struct scenario {
     nanoseconds ping_interval = std::chrono::seconds(5);
     nanoseconds pong_timeout = std::chrono::seconds(5);
     nanoseconds ping_jitter = std::chrono::seconds(1);
+    // The server's handshake deadline (--handshake-timeout): stalled clients are due then.
+    nanoseconds handshake_timeout{0};
     // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
     nanoseconds allowance = std::chrono::seconds(1);
     nanoseconds duration = std::chrono::seconds(30);
