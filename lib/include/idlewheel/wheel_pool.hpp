@@ -96,7 +96,7 @@ public:
     /// One wheel on one strand.
     class alignas(64) shard {
     public:
-        /// The strand: build the session's socket / stream on it (e.g. async_accept(ex, ...)).
+        /// The strand: build the session's socket / stream on it (for example async_accept(ex, ...)).
         [[nodiscard]] const executor_type& get_executor() const noexcept { return strand_; }
         /// The wheel: use it on get_executor() only.
         [[nodiscard]] wheel_type& wheel() noexcept { return wheel_; }
