@@ -4,8 +4,9 @@
 # in its --bench form (server idle timeout 15s, ping 5s / pong 5s, close 2s, --drain-spread 5s;
 # health check every 500ms; 60 % active clients every 1s, 20 % idle, 10 % pingers, 10 % dead),
 # with every check of the fleet test. Then, for comparison, the same idle kick measured directly
-# against one demo_server (no proxy, 3 000 connections). Prints the figures bench/README.md
-# reports ("Rolling restart through HAProxy"): connections moved, reconnect time p50/p99, echoes
+# against one demo_server (no proxy, 3 000 connections). Prints the figures
+# bench/results/2026-11-27-fleet-rolling-restart.md reports ("Rolling restart through
+# HAProxy"): connections moved, reconnect time p50/p99, echoes
 # lost, kick lateness through the proxy and direct, HAProxy's CPU against the servers'.
 #
 # usage: bench/fleet.sh [--connections N] [--out DIR] [--build DIR]

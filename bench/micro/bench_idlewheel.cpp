@@ -209,7 +209,7 @@ void schedule_cancel_handle(benchmark::State& st) {
 // With clock_read::per_tick, an operation armed and cancelled within one tick is a push on
 // the staging list and an unlink: what is measured here. The wheel's one wake-up per tick
 // while anything is scheduled is not (it does not depend on how many were): the touch case
-// idlewheel_watch measures that wake-up (tick_us), and bench/README.md adds it per tick.
+// idlewheel_watch measures that wake-up (tick_us), and bench/results/2026-11-24-micro.md adds it per tick.
 template <idlewheel::clock_read Read>
 void schedule_cancel_node(benchmark::State& st) {
     auto& s = cached_background::get<basic_node_background<Read>>(static_cast<std::size_t>(st.range(0)));

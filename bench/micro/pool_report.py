@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of bench/README.md section 8 from idlewheel_pool_bench's JSON output
+"""The table of bench/results/2026-11-25-wheel-pool.md from idlewheel_pool_bench's JSON output
 (--benchmark_out=FILE --benchmark_out_format=json, several repetitions).
 
 For every (threads, per_handler): each contender's ns per touch / re-arm as the median over the

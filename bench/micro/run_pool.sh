@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The figures of bench/README.md section 8 in one command: the per-message liveness cost in each
-# threading shape (idlewheel_pool_bench) and the load imbalance between a wheel_pool's shards
-# (idlewheel_pool_imbalance), with the machine's state around them.
+# The figures of bench/results/2026-11-25-wheel-pool.md in one command: the per-message
+# liveness cost in each threading shape (idlewheel_pool_bench) and the load imbalance between
+# a wheel_pool's shards (idlewheel_pool_imbalance), with the machine's state around them.
 #
 # Usage: bench/micro/run_pool.sh [--rounds N] [--nice N] [--quick]
 #   --rounds N  repetitions of every micro case, interleaved at random across the cases

@@ -1,10 +1,12 @@
 # Builds the API reference: cmake -DSOURCE_DIR=<repo> -DOUTPUT_DIR=<dir> [-DDOXYGEN=<path>]
-#   -P docs/reference/build.cmake
+#   [-DPYTHON=<path>] -P docs/reference/build.cmake
 # Runs Doxygen with docs/reference/Doxyfile (from SOURCE_DIR, its paths are relative to the
 # repository's root), writing OUTPUT_DIR/html/index.html. Fails, listing them, on any warning:
 # an undocumented public name, a @param naming no parameter, a function whose parameters are
-# documented in part, a broken reference. (The ctest api_reference, the CMake target `docs` and
-# scripts/docs.sh all run this.)
+# documented in part, a broken reference. Then check_reference.py (this folder) reads the XML
+# Doxygen wrote too (OUTPUT_DIR/xml) and fails, listing them, on what Doxygen does not warn
+# about: an undocumented enumerator, a brief cut at "e.g.", a @par section repeating its
+# heading. (The ctest api_reference, the CMake target `docs` and scripts/docs.sh all run this.)
 foreach(var SOURCE_DIR OUTPUT_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "build.cmake: -D${var}=... is required")
@@ -16,7 +18,13 @@ if(NOT DOXYGEN)
     message(FATAL_ERROR "build.cmake: doxygen not found (scripts/setup.sh test installs it)")
   endif()
 endif()
-file(REMOVE_RECURSE "${OUTPUT_DIR}/html")
+if(NOT PYTHON)
+  find_program(PYTHON NAMES python3 python)
+  if(NOT PYTHON)
+    message(FATAL_ERROR "build.cmake: python3 not found (it runs docs/reference/check_reference.py)")
+  endif()
+endif()
+file(REMOVE_RECURSE "${OUTPUT_DIR}/html" "${OUTPUT_DIR}/xml")
 file(MAKE_DIRECTORY "${OUTPUT_DIR}")
 set(config "${OUTPUT_DIR}/Doxyfile")
 # WARN_NO_PARAMDOC on: a documented function whose parameters are not all documented is an
@@ -27,6 +35,8 @@ OUTPUT_DIRECTORY = ${OUTPUT_DIR}
 WARN_LOGFILE =
 WARN_NO_PARAMDOC = YES
 WARN_AS_ERROR = NO
+GENERATE_XML = YES
+XML_OUTPUT = xml
 ")
 execute_process(COMMAND "${DOXYGEN}" "${config}" WORKING_DIRECTORY "${SOURCE_DIR}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE all_warnings)
@@ -39,5 +49,11 @@ if(NOT rc EQUAL 0 OR NOT warnings STREQUAL "")
 endif()
 if(NOT EXISTS "${OUTPUT_DIR}/html/index.html")
   message(FATAL_ERROR "api reference: doxygen wrote no ${OUTPUT_DIR}/html/index.html")
+endif()
+execute_process(COMMAND "${PYTHON}" "${CMAKE_CURRENT_LIST_DIR}/check_reference.py" "${OUTPUT_DIR}/xml"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE problems ERROR_VARIABLE problems)
+if(NOT rc EQUAL 0)
+  message(NOTICE "${problems}")
+  message(FATAL_ERROR "api reference: docs/reference/check_reference.py found the problems above (docs/reference/README.md)")
 endif()
 message(STATUS "api reference: ${OUTPUT_DIR}/html/index.html")

@@ -40,7 +40,8 @@ public:
 };
 
 /// The same, without a completion token: the operation's default completion token is used
-/// (the one its I/O executor names, e.g. a socket made with use_awaitable_t<>::as_default_on).
+/// (the one its I/O executor names, for example a socket made with
+/// use_awaitable_t<>::as_default_on).
 template <class Wheel, class Deadline>
 class partial_cancel_deadline {
 public:
@@ -126,7 +127,7 @@ using if_completion_token = std::enable_if_t<!std::is_convertible_v<T, net::canc
 /// its deadline ran.
 ///
 /// @par Thread safety
-/// Threading: the wheel's. Start the operation on the wheel's executor; debug builds assert
+/// The wheel's: start the operation on the wheel's executor; debug builds assert
 /// it. A handler whose associated executor is another one (use_future's handler runs on the
 /// system executor) is fine: when the operation completes there, the deadline's removal is
 /// posted to the wheel's executor.

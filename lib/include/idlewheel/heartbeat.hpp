@@ -78,8 +78,8 @@ template <auto Member, class T>
  * raw TCP, send an application-level ping on send_ping and call on_inbound() for every byte
  * received.
  *
- * @par Jitter
- * Jitter (Netty #973): with `jitter` > 0 each heartbeat adds its own fixed offset, drawn
+ * @par Jitter (Netty #973)
+ * With `jitter` > 0 each heartbeat adds its own fixed offset, drawn
  * uniformly from [0, jitter], to its ping interval, so 20 000 sessions opened together do not
  * all ping in the same tick.
  *

@@ -108,9 +108,11 @@ template <auto Member, class T>
  * first report of a quiet stretch.
  *
  * @par Thread safety
- * Lifetime: destroying the watch unlinks it in O(1); its handler never runs afterwards. The
- * handler may destroy the watch (close the session) — the watch notices and returns at once.
  * Like the wheel, the watch belongs to the wheel's executor.
+ *
+ * @par Lifetime
+ * Destroying the watch unlinks it in O(1); its handler never runs afterwards. The handler may
+ * destroy the watch (close the session) — the watch notices and returns at once.
  *
  * @par Errors
  * Limits: start() and set_options() put the watch's entry in the wheel and throw

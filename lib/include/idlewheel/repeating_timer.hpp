@@ -77,8 +77,7 @@ struct repeat_options {
  * allocates once per timer, at its first call, the token that lets that handler notice the
  * timer's destruction.)
  *
- * @par Modes
- * Modes (repeat_options::mode):
+ * @par Modes (repeat_options::mode)
  *  - fixed_delay: the next round starts when the callback returns (SOFAJRaft's behaviour).
  *  - fixed_rate: round k+1 is due at round k's deadline + its delay, whenever the callback
  *    ran: no drift. If a run comes late enough that later rounds are already due (a slow
@@ -129,9 +128,11 @@ struct repeat_options {
  * system_error with error::stopped.
  *
  * @par Thread safety
- * Threading and lifetime: like the wheel's nodes, a timer is used on the wheel's executor
- * only. The wheel must outlive every call of the timer; destroying the timer is allowed at
- * any time, before or after the wheel, inside or outside its callback.
+ * Like the wheel's nodes, a timer is used on the wheel's executor only.
+ *
+ * @par Lifetime
+ * The wheel must outlive every call of the timer; destroying the timer is allowed at any
+ * time, before or after the wheel, inside or outside its callback.
  */
 template <class Wheel>
 class basic_repeating_timer {

@@ -107,7 +107,7 @@ private:
  * hook is called last and may drop the last reference to the session.
  *
  * @par The stream
- * The stream (the `Socket` parameter, named by the config's member pointer) may be any stream
+ * The `Socket` parameter (the stream the config's member pointer names) may be any stream
  * over a TCP socket, not only the socket itself: a Beast stream (boost::beast::tcp_stream,
  * idlewheel::beast::tcp_stream), a TLS stream over either (boost::asio::ssl::stream,
  * boost::beast::ssl_stream), a websocket::stream over any of them. The object reaches the

@@ -72,9 +72,9 @@ struct wheel_pool_options {
  * Assignment is round robin (one relaxed atomic increment per next(), from any thread): with
  * S shards and T threads, each thread finds a shard's strand busy with another thread's work
  * only rarely when S is a few times T (the default, 4 x hardware threads), and sessions of
- * like lifetimes spread evenly (bench/README.md measures the imbalance). Shards are not
- * pinned to threads: any thread of the io_context runs any strand, so one busy shard never
- * leaves a thread idle while the others have work.
+ * like lifetimes spread evenly (bench/results/2026-11-25-wheel-pool.md measures the
+ * imbalance). Shards are not pinned to threads: any thread of the io_context runs any
+ * strand, so one busy shard never leaves a thread idle while the others have work.
  *
  * @par Thread safety
  * Across shards: next(), shard_of(), operator[], size() and the shards' get_executor() are
@@ -96,7 +96,7 @@ public:
     /// One wheel on one strand.
     class alignas(64) shard {
     public:
-        /// The strand: build the session's socket / stream on it (e.g. async_accept(ex, ...)).
+        /// The strand: build the session's socket / stream on it (for example async_accept(ex, ...)).
         [[nodiscard]] const executor_type& get_executor() const noexcept { return strand_; }
         /// The wheel: use it on get_executor() only.
         [[nodiscard]] wheel_type& wheel() noexcept { return wheel_; }

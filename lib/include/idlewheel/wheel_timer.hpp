@@ -165,10 +165,9 @@ struct entry_access;
  * absolute ones (below). schedule_tick() takes its tick as given: a tick that has begun but
  * that a sleeping wheel has not handed out yet keeps its place in deadline order.
  *
- * @par Where a delay starts
- * Where a delay starts (wheel_options::clock_read): by default every schedule() and
- * async_wait() reads the clock, which is most of what they cost (bench/README.md has the
- * figures).
+ * @par Where a delay starts (wheel_options::clock_read)
+ * By default every schedule() and async_wait() reads the clock, which is most of what they
+ * cost (bench/README.md has the figures).
  * With clock_read::per_tick they read nothing: the delay starts at the next wake-up, which
  * the wheel asks for at the next tick boundary (at once if the wheel is asleep: behind the
  * clock, or never woken up yet, as a fresh wheel) and which reads the clock once for
@@ -182,7 +181,7 @@ struct entry_access;
  * one runs after it even if it was scheduled first.
  *
  * @par Thread safety
- * Threading: a wheel belongs to one executor (an io_context run by one thread, or a strand).
+ * A wheel belongs to one executor (an io_context run by one thread, or a strand).
  * Every member function, and every handle or node of it, must be used there, or outside any
  * handler (setting up before run(), tearing down after it returned). Scale across cores with
  * one io_context and one wheel per thread, or, for one io_context run by N threads, with an

@@ -78,15 +78,17 @@ namespace idlewheel::beast {
  * stream's own code; test the condition, or the phase). Other errors pass through unchanged.
  * The deadlines are exact to the wheel's precision: never early, at most one tick late.
  *
+ * @par The stream
+ * Anything whose boost::beast::get_lowest_layer() is an idlewheel::beast::basic_tcp_stream
+ * (the stream itself, beast::ssl_stream<tcp_stream>, ...). The operations set its expiry with
+ * expires_after() / expires_never() (Beast's rule: the directions with no operation pending),
+ * and leave it at never when they complete, so a later operation that sets none has none.
+ *
  * @par Thread safety
- * The stream: anything whose boost::beast::get_lowest_layer() is an idlewheel::beast
- * basic_tcp_stream (the stream itself, beast::ssl_stream<tcp_stream>, ...). The operations
- * set its expiry with expires_after() / expires_never() (Beast's rule: the directions with no
- * operation pending), and leave it at never when they complete, so a later operation that sets
- * none has none. Every call on the stream's executor, as for the stream.
+ * Every call on the stream's executor, as for the stream.
  *
  * @par Cost
- * Cost: a store and a compare per phase on the stream (its lazy re-arm), a clock read per
+ * A store and a compare per phase on the stream (its lazy re-arm), a clock read per
  * phase; the parser overload allocates nothing; the message overload, as Beast's, allocates
  * a parser per request.
  */

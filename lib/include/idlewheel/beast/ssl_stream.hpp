@@ -137,7 +137,7 @@ public:
     auto async_handshake(handshake_type type, Token&& token = boost::asio::default_completion_token_t<executor_type>()) {
         return p_->async_handshake(type, std::forward<Token>(token));
     }
-    /// The buffered form (bytes already read, e.g. by async_detect_ssl). Completion:
+    /// The buffered form (bytes already read, for example by async_detect_ssl). Completion:
     /// void(error_code, std::size_t bytes_used).
     /// @param type client or server.
     /// @param buffers the bytes already read.

@@ -302,8 +302,7 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  * net::make_strand(ioc): the stream then finds its shard's wheel from its executor. Or pass
  * the wheel to the constructor.
  *
- * @par Timeout rules
- * Timeout rules (Beast's, boost/beast/core/basic_stream.hpp and impl/basic_stream.hpp):
+ * @par Timeout rules (Beast's: boost/beast/core/basic_stream.hpp and impl/basic_stream.hpp)
  *  - two expiries, one per direction (read, write). expires_after() / expires_at() /
  *    expires_never() set the expiry of each direction that has NO operation pending; a
  *    direction with one pending keeps the expiry its operation started with. Calling them
@@ -339,7 +338,7 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  * scheduling delay) after it.
  *
  * @par Cost
- * Cost: the stream holds its socket, the two expiries, four small fields and one timer_node
+ * The stream holds its socket, the two expiries, four small fields and one timer_node
  * (no steady_timer, nothing allocated). expires_*() is a store per direction, always. Starting
  * an operation with a deadline reads the clock (as Beast does) and makes sure the node is due
  * no later than that deadline: a node already due at or before it is left where it is (when

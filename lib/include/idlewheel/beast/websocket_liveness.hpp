@@ -206,8 +206,8 @@ private:
  * called after that, last: it may log, count, or drop the last reference to the session.
  *
  * @par TLS
- * TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say): call
- * start() at TCP accept, before the TLS handshake. The handshake deadline then bounds the TLS
+ * Over TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say),
+ * call start() at TCP accept, before the TLS handshake. The handshake deadline then bounds the TLS
  * handshake and the WebSocket upgrade together, from accept to accepted(): one deadline, one
  * wheel entry, nothing on the tcp_stream (leave its expiry at never).
  *
