@@ -71,6 +71,19 @@ private:
     int value_;
 };
 
+// /stats `close_causes`: the table of close_causes.hpp, in its order, for the dashboard's rows
+// and for clients that want to know what a cause of `closed` means.
+json::array close_cause_table() {
+    json::array causes;
+    causes.reserve(close_cause_count);
+    for (const auto& c : close_causes)
+        causes.push_back(json::object{{"name", c.name},
+                                      {"label", c.label},
+                                      {"help", c.help},
+                                      {"error", c.outcome == close_outcome::error}});
+    return causes;
+}
+
 bool out_of_descriptors(const boost::system::error_code& ec) {
     return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
            ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
@@ -328,8 +341,8 @@ void server::wait_for_sessions() {
 
 // Every worker's counters and latest timer snapshot, summed.
 struct server::totals {
-    std::int64_t open_by_kind[static_cast<unsigned>(session_kind::count)] = {};
-    std::uint64_t closed_by_cause[static_cast<unsigned>(close_cause::count)] = {};
+    std::int64_t open_by_kind[session_kind_count] = {};
+    std::uint64_t closed_by_cause[close_cause_count] = {};
     std::uint64_t messages = 0, messages_unechoed = 0, going_away = 0, bytes = 0, rearms = 0;
     idlewheel::wheel_stats wheel;  // summed (worst_lateness: the largest)
     idlewheel::liveness_stats liveness;
@@ -339,9 +352,9 @@ server::totals server::collect() const {
     totals t;
     for (const auto& w : workers_) {
         const auto& c = w->counters;
-        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k)
+        for (std::size_t k = 0; k < session_kind_count; ++k)
             t.open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
-        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+        for (std::size_t k = 0; k < close_cause_count; ++k)
             t.closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
         t.messages += c.messages.load(std::memory_order_relaxed);
         t.messages_unechoed += c.messages_unechoed.load(std::memory_order_relaxed);
@@ -364,11 +377,8 @@ bool server::health_check() const {
 std::string server::stats_json() const {
     const totals t = collect();
     json::object open, closed, wheel;
-    open["tcp"] = t.open_by_kind[static_cast<unsigned>(session_kind::tcp)];
-    open["http"] = t.open_by_kind[static_cast<unsigned>(session_kind::http)];
-    open["websocket"] = t.open_by_kind[static_cast<unsigned>(session_kind::websocket)];
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-        closed[close_cause_names[k]] = t.closed_by_cause[k];
+    for (const auto& k : session_kinds) open[k.name] = t.open_by_kind[static_cast<std::size_t>(k.kind)];
+    for (const auto& c : close_causes) closed[c.name] = t.closed_by_cause[static_cast<std::size_t>(c.cause)];
     wheel["pending"] = t.wheel.pending;
     wheel["wakeups"] = t.wheel.wakeups;
     wheel["idle_wakeups"] = t.wheel.idle_wakeups;
@@ -405,6 +415,7 @@ std::string server::stats_json() const {
                      {"refused", refused_.load(std::memory_order_relaxed)},
                      {"accept_errors", accept_errors_.load(std::memory_order_relaxed)},
                      {"closed", std::move(closed)},
+                     {"close_causes", close_cause_table()},
                      {"messages", t.messages},
                      {"messages_unechoed", t.messages_unechoed},
                      {"websocket_going_away", t.going_away},
@@ -453,16 +464,14 @@ std::string server::metrics_text() const {
           std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});
 
     family("open_sessions", "gauge", "Open sessions by kind (an HTTP connection becomes websocket when it upgrades).");
-    for (const auto k : {session_kind::tcp, session_kind::http, session_kind::websocket}) {
-        static constexpr std::string_view kinds[] = {"tcp", "http", "websocket"};
-        out.sample(name, {{"kind", kinds[static_cast<unsigned>(k)]}}, t.open_by_kind[static_cast<unsigned>(k)]);
-    }
+    for (const auto& k : session_kinds)
+        out.sample(name, {{"kind", k.name}}, t.open_by_kind[static_cast<std::size_t>(k.kind)]);
     gauge("open_connections", "Connections holding a slot against --max-connections.",
           open_connections_.load(std::memory_order_relaxed));
     gauge("max_connections", "--max-connections.", std::uint64_t{cfg_.max_connections});
     family("sessions_closed_total", "counter", "Sessions closed, by cause.");
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-        out.sample(name, {{"cause", close_cause_names[k]}}, t.closed_by_cause[k]);
+    for (const auto& c : close_causes)
+        out.sample(name, {{"cause", c.name}}, t.closed_by_cause[static_cast<std::size_t>(c.cause)]);
     counter("connections_accepted_total", "Connections accepted on either port (refused ones included).",
             accepted_.load(std::memory_order_relaxed));
     counter("connections_refused_total", "Connections accepted and closed at once: --max-connections reached.",
