@@ -31,7 +31,9 @@ T get_within(std::future<T>& f, clock::duration timeout) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(sigterm)
+// demo_sigterm: SIGTERM: WebSocket clients get 1001 (also while upgrades are in flight), TCP clients EOF,
+// exit 0 in bounded time.
+BOOST_AUTO_TEST_SUITE(sigterm, *boost::unit_test::label("io_threads"))
 
 BOOST_DATA_TEST_CASE(websocket_clients_get_1001_and_exit_is_zero, bdata::make(timer_modes), mode) {
     constexpr auto close_timeout = 500ms;
@@ -203,6 +205,8 @@ BOOST_DATA_TEST_CASE(lame_duck_answers_503_and_serves_until_the_drain, bdata::ma
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// demo_command_line: --help exits 0 and names the options; bad values exit 2 with a message naming the
+// option (--threads with --io-threads, --shards without it); --tls files; --reuse-port.
 BOOST_AUTO_TEST_SUITE(command_line)
 
 BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_zero) {

@@ -113,7 +113,10 @@ void check_shape(const json::object& s, const std::string& mode, unsigned thread
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(stats)
+// demo_stats: /stats keys, types and counts, its `open` and `closed` exactly the server's tables
+// (session_kinds.hpp, close_causes.hpp) and `close_causes` the table itself; --io-threads and --shards
+// reported in /stats and /metrics.
+BOOST_AUTO_TEST_SUITE(stats, *boost::unit_test::label("io_threads"))
 
 BOOST_DATA_TEST_CASE(document_shape_and_counts, bdata::make(timer_modes), mode) {
     constexpr auto idle = 1s;
@@ -292,6 +295,7 @@ BOOST_DATA_TEST_CASE(io_threads_and_shards, bdata::make(timer_modes), mode) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// demo_http_routes: /, 404, 405, HEAD, 400 for malformed HTTP.
 BOOST_AUTO_TEST_SUITE(http_routes)
 
 BOOST_AUTO_TEST_CASE(dashboard_stats_and_errors) {

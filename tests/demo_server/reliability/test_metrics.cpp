@@ -298,7 +298,7 @@ double closed(const metrics_page& p, const std::string& cause) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(metrics)
+BOOST_AUTO_TEST_SUITE(metrics, *boost::unit_test::label("timers_none"))
 
 // The parser itself must catch what it is there for (so a passing page means something).
 BOOST_AUTO_TEST_CASE(parser_rejects_broken_pages) {
@@ -413,7 +413,7 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(drain_serving)
+BOOST_AUTO_TEST_SUITE(drain_serving, *boost::unit_test::label("timers_none"))
 
 // SIGTERM with 40 WebSocket clients and --drain-spread 3s: while they are closed one by one,
 // /stats and /metrics answer on new connections and on a keep-alive connection opened before
