@@ -84,6 +84,26 @@ json::array close_cause_table() {
     return causes;
 }
 
+// The liveness objects' counters the demo reports, each under one name: /stats `wheel.<name>`
+// and /metrics `idlewheel_demo_liveness_<name>_total`. (liveness_stats' writer_idle and
+// all_idle stay 0 here: the demo watches reader idleness only.)
+struct liveness_counter {
+    std::string_view name;
+    std::uint64_t idlewheel::liveness_stats::*value;
+    std::string_view help;  // of the /metrics family
+};
+constexpr liveness_counter liveness_counters[] = {
+    {"reader_idle", &idlewheel::liveness_stats::reader_idle,
+     "Reader-idle reports of the sessions' idle watches (wheel mode)."},
+    {"pings_sent", &idlewheel::liveness_stats::pings_sent, "WebSocket pings the heartbeats asked for (wheel mode)."},
+    {"dead_peers", &idlewheel::liveness_stats::dead_peers, "Peers the heartbeats declared dead (wheel mode)."},
+    {"handshake_timeouts", &idlewheel::liveness_stats::handshake_timeouts, "Handshake deadlines expired (wheel mode)."},
+    {"close_timeouts", &idlewheel::liveness_stats::close_timeouts,
+     "Close deadlines expired: WebSocket close handshakes, TCP drains after the client's FIN (wheel mode)."},
+    {"operation_timeouts", &idlewheel::liveness_stats::operation_timeouts,
+     "Other deadlines expired: --max-lifetime (wheel mode)."},
+};
+
 bool out_of_descriptors(const boost::system::error_code& ec) {
     return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
            ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
@@ -386,12 +406,7 @@ std::string server::stats_json() const {
     wheel["expired"] = t.wheel.expired;
     wheel["cancelled"] = t.wheel.cancelled;
     wheel["worst_lateness_us"] = static_cast<double>(t.wheel.worst_lateness.count()) / 1e3;
-    wheel["reader_idle"] = t.liveness.reader_idle;
-    wheel["pings_sent"] = t.liveness.pings_sent;
-    wheel["dead_peers"] = t.liveness.dead_peers;
-    wheel["handshake_timeouts"] = t.liveness.handshake_timeouts;
-    wheel["close_timeouts"] = t.liveness.close_timeouts;
-    wheel["operation_timeouts"] = t.liveness.operation_timeouts;
+    for (const auto& c : liveness_counters) wheel[c.name] = t.liveness.*c.value;
 
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -519,18 +534,8 @@ std::string server::metrics_text() const {
         out.sample(name + "_sum", std::chrono::duration<double>(t.wheel.lateness_sum).count());
         out.sample(name + "_count", cumulative);
     }
-    counter("liveness_reader_idle_total", "Reader-idle reports of the sessions' idle watches (wheel mode).",
-            t.liveness.reader_idle);
-    counter("liveness_pings_sent_total", "WebSocket pings the heartbeats asked for (wheel mode).",
-            t.liveness.pings_sent);
-    counter("liveness_dead_peers_total", "Peers the heartbeats declared dead (wheel mode).", t.liveness.dead_peers);
-    counter("liveness_handshake_timeouts_total", "Handshake deadlines expired (wheel mode).",
-            t.liveness.handshake_timeouts);
-    counter("liveness_close_timeouts_total",
-            "Close deadlines expired: WebSocket close handshakes, TCP drains after the client's FIN (wheel mode).",
-            t.liveness.close_timeouts);
-    counter("liveness_operation_timeouts_total", "Other deadlines expired: --max-lifetime (wheel mode).",
-            t.liveness.operation_timeouts);
+    for (const auto& c : liveness_counters)
+        counter(std::string("liveness_").append(c.name).append("_total"), c.help, t.liveness.*c.value);
 
     // The process, under the names Prometheus client libraries use.
     rusage ru{};
