@@ -77,10 +77,8 @@ json::array close_cause_table() {
     json::array causes;
     causes.reserve(close_cause_count);
     for (const auto& c : close_causes)
-        causes.push_back(json::object{{"name", c.name},
-                                      {"label", c.label},
-                                      {"help", c.help},
-                                      {"error", c.outcome == close_outcome::error}});
+        causes.push_back(json::object{
+            {"name", c.name}, {"label", c.label}, {"help", c.help}, {"error", c.outcome == close_outcome::error}});
     return causes;
 }
 
