@@ -71,6 +71,37 @@ private:
     int value_;
 };
 
+// /stats `close_causes`: the table of close_causes.hpp, in its order, for the dashboard's rows
+// and for clients that want to know what a cause of `closed` means.
+json::array close_cause_table() {
+    json::array causes;
+    causes.reserve(close_cause_count);
+    for (const auto& c : close_causes)
+        causes.push_back(json::object{
+            {"name", c.name}, {"label", c.label}, {"help", c.help}, {"error", c.outcome == close_outcome::error}});
+    return causes;
+}
+
+// The liveness objects' counters the demo reports, each under one name: /stats `wheel.<name>`
+// and /metrics `idlewheel_demo_liveness_<name>_total`. (liveness_stats' writer_idle and
+// all_idle stay 0 here: the demo watches reader idleness only.)
+struct liveness_counter {
+    std::string_view name;
+    std::uint64_t idlewheel::liveness_stats::*value;
+    std::string_view help;  // of the /metrics family
+};
+constexpr liveness_counter liveness_counters[] = {
+    {"reader_idle", &idlewheel::liveness_stats::reader_idle,
+     "Reader-idle reports of the sessions' idle watches (wheel mode)."},
+    {"pings_sent", &idlewheel::liveness_stats::pings_sent, "WebSocket pings the heartbeats asked for (wheel mode)."},
+    {"dead_peers", &idlewheel::liveness_stats::dead_peers, "Peers the heartbeats declared dead (wheel mode)."},
+    {"handshake_timeouts", &idlewheel::liveness_stats::handshake_timeouts, "Handshake deadlines expired (wheel mode)."},
+    {"close_timeouts", &idlewheel::liveness_stats::close_timeouts,
+     "Close deadlines expired: WebSocket close handshakes, TCP drains after the client's FIN (wheel mode)."},
+    {"operation_timeouts", &idlewheel::liveness_stats::operation_timeouts,
+     "Other deadlines expired: --max-lifetime (wheel mode)."},
+};
+
 bool out_of_descriptors(const boost::system::error_code& ec) {
     return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
            ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
@@ -328,8 +359,8 @@ void server::wait_for_sessions() {
 
 // Every worker's counters and latest timer snapshot, summed.
 struct server::totals {
-    std::int64_t open_by_kind[static_cast<unsigned>(session_kind::count)] = {};
-    std::uint64_t closed_by_cause[static_cast<unsigned>(close_cause::count)] = {};
+    std::int64_t open_by_kind[session_kind_count] = {};
+    std::uint64_t closed_by_cause[close_cause_count] = {};
     std::uint64_t messages = 0, messages_unechoed = 0, going_away = 0, bytes = 0, rearms = 0;
     idlewheel::wheel_stats wheel;  // summed (worst_lateness: the largest)
     idlewheel::liveness_stats liveness;
@@ -339,9 +370,9 @@ server::totals server::collect() const {
     totals t;
     for (const auto& w : workers_) {
         const auto& c = w->counters;
-        for (unsigned k = 0; k < static_cast<unsigned>(session_kind::count); ++k)
+        for (std::size_t k = 0; k < session_kind_count; ++k)
             t.open_by_kind[k] += c.open[k].load(std::memory_order_relaxed);
-        for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
+        for (std::size_t k = 0; k < close_cause_count; ++k)
             t.closed_by_cause[k] += c.closed[k].load(std::memory_order_relaxed);
         t.messages += c.messages.load(std::memory_order_relaxed);
         t.messages_unechoed += c.messages_unechoed.load(std::memory_order_relaxed);
@@ -364,11 +395,8 @@ bool server::health_check() const {
 std::string server::stats_json() const {
     const totals t = collect();
     json::object open, closed, wheel;
-    open["tcp"] = t.open_by_kind[static_cast<unsigned>(session_kind::tcp)];
-    open["http"] = t.open_by_kind[static_cast<unsigned>(session_kind::http)];
-    open["websocket"] = t.open_by_kind[static_cast<unsigned>(session_kind::websocket)];
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-        closed[close_cause_names[k]] = t.closed_by_cause[k];
+    for (const auto& k : session_kinds) open[k.name] = t.open_by_kind[static_cast<std::size_t>(k.kind)];
+    for (const auto& c : close_causes) closed[c.name] = t.closed_by_cause[static_cast<std::size_t>(c.cause)];
     wheel["pending"] = t.wheel.pending;
     wheel["wakeups"] = t.wheel.wakeups;
     wheel["idle_wakeups"] = t.wheel.idle_wakeups;
@@ -376,12 +404,7 @@ std::string server::stats_json() const {
     wheel["expired"] = t.wheel.expired;
     wheel["cancelled"] = t.wheel.cancelled;
     wheel["worst_lateness_us"] = static_cast<double>(t.wheel.worst_lateness.count()) / 1e3;
-    wheel["reader_idle"] = t.liveness.reader_idle;
-    wheel["pings_sent"] = t.liveness.pings_sent;
-    wheel["dead_peers"] = t.liveness.dead_peers;
-    wheel["handshake_timeouts"] = t.liveness.handshake_timeouts;
-    wheel["close_timeouts"] = t.liveness.close_timeouts;
-    wheel["operation_timeouts"] = t.liveness.operation_timeouts;
+    for (const auto& c : liveness_counters) wheel[c.name] = t.liveness.*c.value;
 
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
@@ -405,6 +428,7 @@ std::string server::stats_json() const {
                      {"refused", refused_.load(std::memory_order_relaxed)},
                      {"accept_errors", accept_errors_.load(std::memory_order_relaxed)},
                      {"closed", std::move(closed)},
+                     {"close_causes", close_cause_table()},
                      {"messages", t.messages},
                      {"messages_unechoed", t.messages_unechoed},
                      {"websocket_going_away", t.going_away},
@@ -453,16 +477,14 @@ std::string server::metrics_text() const {
           std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});
 
     family("open_sessions", "gauge", "Open sessions by kind (an HTTP connection becomes websocket when it upgrades).");
-    for (const auto k : {session_kind::tcp, session_kind::http, session_kind::websocket}) {
-        static constexpr std::string_view kinds[] = {"tcp", "http", "websocket"};
-        out.sample(name, {{"kind", kinds[static_cast<unsigned>(k)]}}, t.open_by_kind[static_cast<unsigned>(k)]);
-    }
+    for (const auto& k : session_kinds)
+        out.sample(name, {{"kind", k.name}}, t.open_by_kind[static_cast<std::size_t>(k.kind)]);
     gauge("open_connections", "Connections holding a slot against --max-connections.",
           open_connections_.load(std::memory_order_relaxed));
     gauge("max_connections", "--max-connections.", std::uint64_t{cfg_.max_connections});
     family("sessions_closed_total", "counter", "Sessions closed, by cause.");
-    for (unsigned k = 0; k < static_cast<unsigned>(close_cause::count); ++k)
-        out.sample(name, {{"cause", close_cause_names[k]}}, t.closed_by_cause[k]);
+    for (const auto& c : close_causes)
+        out.sample(name, {{"cause", c.name}}, t.closed_by_cause[static_cast<std::size_t>(c.cause)]);
     counter("connections_accepted_total", "Connections accepted on either port (refused ones included).",
             accepted_.load(std::memory_order_relaxed));
     counter("connections_refused_total", "Connections accepted and closed at once: --max-connections reached.",
@@ -510,18 +532,8 @@ std::string server::metrics_text() const {
         out.sample(name + "_sum", std::chrono::duration<double>(t.wheel.lateness_sum).count());
         out.sample(name + "_count", cumulative);
     }
-    counter("liveness_reader_idle_total", "Reader-idle reports of the sessions' idle watches (wheel mode).",
-            t.liveness.reader_idle);
-    counter("liveness_pings_sent_total", "WebSocket pings the heartbeats asked for (wheel mode).",
-            t.liveness.pings_sent);
-    counter("liveness_dead_peers_total", "Peers the heartbeats declared dead (wheel mode).", t.liveness.dead_peers);
-    counter("liveness_handshake_timeouts_total", "Handshake deadlines expired (wheel mode).",
-            t.liveness.handshake_timeouts);
-    counter("liveness_close_timeouts_total",
-            "Close deadlines expired: WebSocket close handshakes, TCP drains after the client's FIN (wheel mode).",
-            t.liveness.close_timeouts);
-    counter("liveness_operation_timeouts_total", "Other deadlines expired: --max-lifetime (wheel mode).",
-            t.liveness.operation_timeouts);
+    for (const auto& c : liveness_counters)
+        counter(std::string("liveness_").append(c.name).append("_total"), c.help, t.liveness.*c.value);
 
     // The process, under the names Prometheus client libraries use.
     rusage ru{};

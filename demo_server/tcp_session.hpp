@@ -52,7 +52,7 @@ public:
         worker_.remove(this);
         worker_.counters.closed_as(session_kind::tcp, cause_);
         worker_.release_connection();
-        if (!worker_.cfg.quiet) log("tcp session closed: ", close_cause_names[static_cast<unsigned>(cause_)]);
+        if (!worker_.cfg.quiet) log("tcp session closed: ", to_string(cause_));
     }
 
     void start() {

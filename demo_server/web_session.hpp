@@ -104,7 +104,7 @@ public:
         worker_.counters.closed_as(kind_, cause());
         worker_.release_connection();
         if (!worker_.cfg.quiet && kind_ == session_kind::websocket)
-            log("websocket session closed: ", close_cause_names[static_cast<unsigned>(cause())]);
+            log("websocket session closed: ", to_string(cause()));
     }
 
     void start() {

@@ -8,7 +8,9 @@
 #ifndef IDLEWHEEL_DEMO_WORKER_HPP
 #define IDLEWHEEL_DEMO_WORKER_HPP
 
+#include "close_causes.hpp"
 #include "config.hpp"
+#include "session_kinds.hpp"
 
 #include <idlewheel/liveness_stats.hpp>
 #include <idlewheel/owner_offset.hpp>
@@ -45,37 +47,11 @@ namespace demo {
 namespace asio = boost::asio;
 using steady = std::chrono::steady_clock;
 
-enum class close_cause : unsigned {
-    idle,               // no inbound data for --idle-timeout (WebSocket: close 1000 "idle timeout")
-    http_idle,          // an HTTP keep-alive connection waited --idle-timeout for its next request
-    dead_peer,          // no answer to a ping within --pong-timeout
-    handshake_timeout,  // request / upgrade not complete within --handshake-timeout
-    client_close,       // the client closed (close frame or EOF), after its queued echo was sent
-    protocol_error,     // a WebSocket frame broke RFC 6455 (Beast sent 1002 / 1007)
-    error,              // a transport error (reset, ...), or a close handshake past --close-timeout
-    backlog,            // the client does not read: unsent echo passed --max-backlog
-    backlog_budget,     // the server's unsent echo passed --max-backlog-total: the largest holders go first
-    too_big,            // message or line over --max-message-size (WebSocket: close 1009)
-    bad_request,        // malformed HTTP or WebSocket upgrade (400)
-    shutdown,           // the server is stopping (WebSocket: close 1001)
-    max_lifetime,       // open for --max-lifetime (WebSocket: close 1000 "max lifetime")
-    upgrade_refused,    // a WebSocket upgrade while the server drains (503, Retry-After, closed)
-    tls_failed,         // --tls: TLS failed, in the handshake (not TLS, no common version or cipher, over the
-                        // bounds of tls.hpp) or after it (an alert, a bad record): closed, never answered
-    count
-};
-inline constexpr std::array<std::string_view, static_cast<unsigned>(close_cause::count)> close_cause_names{
-    "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime",   "upgrade_refused",
-    "tls_failed"};
-
-enum class session_kind : unsigned { tcp, http, websocket, count };
-
 // Written on the worker's executor, read by /stats on any thread: relaxed atomics, one cache
 // line per worker so threads do not share lines.
 struct alignas(64) worker_counters {
-    std::atomic<std::int64_t> open[static_cast<unsigned>(session_kind::count)]{};
-    std::atomic<std::uint64_t> closed[static_cast<unsigned>(close_cause::count)]{};
+    std::atomic<std::int64_t> open[session_kind_count]{};
+    std::atomic<std::uint64_t> closed[close_cause_count]{};
     std::atomic<std::uint64_t> messages{0};
     // WebSocket messages read but never echoed in full: read after the session's close handshake
     // began (Beast discards them), or still queued when the session ended (an abrupt close).

@@ -129,7 +129,10 @@ PAGE_STATE = """!document.body || !document.getElementById('c-tcp') ? null : JSO
   idle: document.getElementById('c-idle').textContent,
   msgs: document.getElementById('c-msgs').textContent,
   meta: document.getElementById('meta').textContent,
-  causes: Object.fromEntries([...document.querySelectorAll('#t-causes tr')].map(r => [r.id.slice(6), r.cells[1].textContent]))
+  errors: document.getElementById('c-errors').textContent,
+  causes: Object.fromEntries([...document.querySelectorAll('#t-causes tr')].map(r => [r.id.slice(6), r.cells[1].textContent])),
+  rows: [...document.querySelectorAll('#t-causes tr')].map(r => [r.id.slice(6), r.cells[0].textContent, r.cells[0].title,
+                                                              r.className === 'error'])
 })"""
 
 
@@ -152,11 +155,15 @@ async def provoke_protocol_error_and_bad_key(http):
 
 
 def stats_causes(http):
+    """/stats's table of close causes (close_causes.hpp) as the dashboard's rows must show it:
+    [name, label, tooltip, error] in the table's order; `closed` must count exactly those."""
     import urllib.request
     with urllib.request.urlopen(f"{scheme('http')}://{http}/stats", timeout=10, context=client_tls()) as r:
         doc = json.load(r)
     check(doc["tls"] == TLS, f"/stats says tls={doc['tls']}, the server was started with tls={TLS}")
-    return set(doc["closed"].keys())
+    rows = [[c["name"], c["label"], f"{c['name']}: {c['help']}", c["error"]] for c in doc["close_causes"]]
+    check([r[0] for r in rows] == list(doc["closed"]), f"/stats closed {list(doc['closed'])} is not its close_causes {rows}")
+    return rows
 
 
 async def page_state(cdp, session):
@@ -251,13 +258,16 @@ async def exercise(tcp, http, profile_dir, chromium, screenshot):
             writer.close()
 
         await provoke_protocol_error_and_bad_key(http)
-        causes = stats_causes(http)
-        check({"protocol_error", "backlog_budget", "http_idle"} <= causes, f"/stats closed lacks the new causes: {causes}")
+        rows = stats_causes(http)
+        check({"protocol_error", "backlog_budget", "http_idle"} <= {r[0] for r in rows}, f"/stats lacks causes: {rows}")
         table = await wait_for_page(cdp, session, "protocol_error and bad_request closes in the cause table",
                                     lambda s: int(s["causes"].get("protocol_error", "0")) >= 1
-                                    and int(s["causes"].get("bad_request", "0")) >= 1
-                                    and set(s["causes"]) == causes)
+                                    and int(s["causes"].get("bad_request", "0")) >= 1)
+        # One row per cause of the server's table, in its order, with its label, help and error class.
+        check(table["rows"] == rows, f"the cause table's rows {table['rows']} are not /stats close_causes {rows}")
         check(int(table["causes"]["idle"]) >= 4, f"the cause table's idle row: {table['causes']}")
+        # protocol_error and bad_request are errors (their rows say so), idle is not: at least 2.
+        check(int(table["errors"]) >= 2, f"the 'closed on errors' card says {table['errors']}")
 
         shot = await cdp.call("Page.captureScreenshot", {"format": "png"}, session)
         png = base64.b64decode(shot["data"])

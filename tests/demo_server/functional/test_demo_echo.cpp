@@ -30,7 +30,9 @@ std::string pattern(std::size_t n, std::uint32_t seed) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(echo)
+// demo_echo: TCP byte echo (up to 100 KB), --tcp-echo=lines (partial lines held back), WebSocket text and
+// binary, no Nagle stalls, 8 concurrent clients.
+BOOST_AUTO_TEST_SUITE(echo, *boost::unit_test::label("io_threads"))
 
 BOOST_DATA_TEST_CASE(tcp_bytes_echoed_exactly, bdata::make(all_timer_modes), mode) {
     demo_server srv(mode, {});

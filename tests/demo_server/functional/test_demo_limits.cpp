@@ -21,6 +21,8 @@ std::int64_t wait_for_count(const demo_server& srv, std::string_view path, std::
 
 }  // namespace
 
+// demo_message_size: a WebSocket message over --max-message-size gets close 1009, an over-long TCP line
+// closes that connection; others are unaffected.
 BOOST_AUTO_TEST_SUITE(message_size)
 
 BOOST_DATA_TEST_CASE(oversized_message_gets_1009_others_unaffected, bdata::make(timer_modes), mode) {
@@ -66,6 +68,8 @@ BOOST_DATA_TEST_CASE(oversized_message_gets_1009_others_unaffected, bdata::make(
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// demo_max_connections: beyond --max-connections a connection is accepted and closed at once and counted in
+// `refused`; a freed slot is reused.
 BOOST_AUTO_TEST_SUITE(max_connections)
 
 // With --max-connections 5: five clients are served; the sixth (TCP or HTTP/WebSocket) is

@@ -35,7 +35,9 @@ constexpr std::string_view empty_ping_frame{"\x89\x00", 2};  // server-to-client
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(idle_kick)
+// demo_idle_kick: silent TCP clients get EOF and WebSocket clients close 1000 "idle timeout", never before
+// --idle-timeout; active clients are never kicked.
+BOOST_AUTO_TEST_SUITE(idle_kick, *boost::unit_test::label("io_threads"))
 
 // Silent clients of both kinds are kicked once --idle-timeout has passed since their last
 // inbound data (TCP: EOF; WebSocket: close 1000 "idle timeout"), never before; meanwhile
@@ -148,7 +150,9 @@ BOOST_AUTO_TEST_CASE(timers_none_kicks_nobody) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(heartbeat)
+// demo_heartbeat: a client that does not answer pings is dropped after ping-interval + pong-timeout; one
+// that answers is kept until the idle timeout.
+BOOST_AUTO_TEST_SUITE(heartbeat, *boost::unit_test::label("io_threads"))
 
 // A WebSocket client that stops reading never answers the server's ping: it is dropped after
 // ping-interval + pong-timeout, long before the idle timeout. A client that answers pings but
@@ -196,6 +200,8 @@ BOOST_DATA_TEST_CASE(unanswered_ping_drops_peer_answered_ping_keeps_it, bdata::m
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// demo_handshake_timeout: a byte-trickling upgrade (slowloris) and a silent connection are dropped at
+// --handshake-timeout; others are served.
 BOOST_AUTO_TEST_SUITE(handshake_timeout)
 
 namespace {

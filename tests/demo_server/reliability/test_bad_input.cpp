@@ -8,7 +8,7 @@
 
 using namespace reliability;
 
-BOOST_AUTO_TEST_SUITE(bad_frames)
+BOOST_AUTO_TEST_SUITE(bad_frames, *boost::unit_test::label("io_threads"))
 
 namespace {
 

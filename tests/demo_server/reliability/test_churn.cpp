@@ -50,7 +50,7 @@ stats_doc at_rest(const server& srv) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(churn)
+BOOST_AUTO_TEST_SUITE(churn, *boost::unit_test::label("io_threads"))
 
 BOOST_AUTO_TEST_CASE(connect_disconnect_cycles_leave_nothing_behind) {
     // RSS may end this much above the warmed-up baseline: allocator caches, the session

@@ -163,7 +163,7 @@ struct ws_payload_reader {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(half_close)
+BOOST_AUTO_TEST_SUITE(half_close, *boost::unit_test::label("timers_none"))
 
 // A TCP client that sends 8 MiB without reading (small receive window), half-closes and then
 // reads: every byte comes back, then the server's FIN.
@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(websocket_reader_that_stops_after_fin_is_dropped_on_time) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(websocket_key)
+BOOST_AUTO_TEST_SUITE(websocket_key, *boost::unit_test::label("timers_none"))
 
 // RFC 6455 4.2.1: Sec-WebSocket-Key is the base64 of 16 bytes; anything else gets 400.
 BOOST_AUTO_TEST_CASE(invalid_key_gets_400_valid_key_101) {
@@ -591,7 +591,7 @@ BOOST_AUTO_TEST_CASE(silent_connection_meets_its_handshake_deadline_first_or_tog
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(backlog_budget)
+BOOST_AUTO_TEST_SUITE(backlog_budget, *boost::unit_test::label("io_threads") * boost::unit_test::label("timers_none"))
 
 // Many WebSocket clients that send and never read, each below --max-backlog, together far
 // past --max-backlog-total: the server drops the largest holders (backlog_budget), keeps its

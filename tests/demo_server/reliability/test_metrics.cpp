@@ -5,6 +5,9 @@
 #include "raw_websocket.hpp"
 #include "server_fixture.hpp"
 
+#include "close_causes.hpp"
+#include "session_kinds.hpp"
+
 #include <poll.h>
 
 #include <atomic>
@@ -272,11 +275,22 @@ metrics_page scrape(const server& srv) {
         BOOST_TEST(errors_.empty(), errors_.size() << " problems in /metrics, the first: " << (errors_.empty() ? "" : errors_.front())); \
     } while (false)
 
-// Every close cause the server documents (demo_server/worker.hpp): each is a series, 0 or not.
-const std::vector<std::string> close_cause_names_for_test{
-    "idle",    "http_idle",      "dead_peer", "handshake_timeout", "client_close", "protocol_error", "error",
-    "backlog", "backlog_budget", "too_big",   "bad_request",       "shutdown",     "max_lifetime", "upgrade_refused",
-    "tls_failed"};
+// The values of `label` over the family's series, in the page's order (e.g. every cause of
+// idlewheel_demo_sessions_closed_total).
+std::vector<std::string> label_values(const metrics_page& p, const std::string& family, const std::string& label) {
+    std::vector<std::string> values;
+    for (const auto& s : p.samples)
+        if (s.name == family && s.labels.count(label) != 0U) values.push_back(s.labels.at(label));
+    return values;
+}
+
+// The names of a table of the server's (close_causes.hpp, session_kinds.hpp), in its order.
+template <class Entry, std::size_t N>
+std::vector<std::string> table_names(const Entry (&table)[N], std::string_view Entry::*name) {
+    std::vector<std::string> names;
+    for (const auto& e : table) names.emplace_back(e.*name);
+    return names;
+}
 
 double closed(const metrics_page& p, const std::string& cause) {
     return p.value("idlewheel_demo_sessions_closed_total", {{"cause", cause}});
@@ -284,7 +298,7 @@ double closed(const metrics_page& p, const std::string& cause) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(metrics)
+BOOST_AUTO_TEST_SUITE(metrics, *boost::unit_test::label("timers_none"))
 
 // The parser itself must catch what it is there for (so a passing page means something).
 BOOST_AUTO_TEST_CASE(parser_rejects_broken_pages) {
@@ -325,7 +339,14 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
                                "idlewheel_demo_websocket_going_away_total", "idlewheel_demo_healthz_requests_total", "process_resident_memory_bytes",
                                "process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_start_time_seconds"})
         BOOST_TEST(before.type.count(family) == 1U, "no family " << family);
-    for (const auto& cause : close_cause_names_for_test) BOOST_TEST(before.find("idlewheel_demo_sessions_closed_total", {{"cause", cause}}) != nullptr, cause);
+    // One series per close cause and per session kind of the server's tables, in their order,
+    // and no other: a cause /metrics leaves out fails here.
+    BOOST_TEST(label_values(before, "idlewheel_demo_sessions_closed_total", "cause") ==
+                   table_names(demo::close_causes, &demo::close_cause_info::name),
+               boost::test_tools::per_element());
+    BOOST_TEST(label_values(before, "idlewheel_demo_open_sessions", "kind") ==
+                   table_names(demo::session_kinds, &demo::session_kind_info::name),
+               boost::test_tools::per_element());
     BOOST_TEST(before.value("idlewheel_demo_info", {{"timers", timers_mode()}}) == 1);
     BOOST_TEST(before.value("idlewheel_demo_draining") == 0);
     BOOST_TEST(before.value("process_resident_memory_bytes") > 1e6);
@@ -392,7 +413,7 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(drain_serving)
+BOOST_AUTO_TEST_SUITE(drain_serving, *boost::unit_test::label("timers_none"))
 
 // SIGTERM with 40 WebSocket clients and --drain-spread 3s: while they are closed one by one,
 // /stats and /metrics answer on new connections and on a keep-alive connection opened before

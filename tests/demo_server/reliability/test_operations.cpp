@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(lifetimes_spread_over_the_jitter) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(drain)
+BOOST_AUTO_TEST_SUITE(drain, *boost::unit_test::label("io_threads") * boost::unit_test::label("timers_none"))
 
 // SIGTERM with --drain-spread 2s and 200 WebSocket clients: every client gets 1001, the closes
 // are spread over the window (not at once, none after it), the idle clients go first, and the
@@ -237,7 +237,7 @@ BOOST_AUTO_TEST_CASE(final_stats_hold_the_last_wheel_figures) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(hard_stop)
+BOOST_AUTO_TEST_SUITE(hard_stop, *boost::unit_test::label("io_threads") * boost::unit_test::label("timers_none"))
 
 // --hard-stop-after bounds the whole stop: a client that ignores close frames (it never reads)
 // is dropped then, and the process exits 0, although --close-timeout alone would wait 30 s.

@@ -50,7 +50,7 @@ asio::awaitable<void> echo_until_closed(echo_client& c, tcp::endpoint ep, std::a
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(sigterm_under_load)
+BOOST_AUTO_TEST_SUITE(sigterm_under_load, *boost::unit_test::label("io_threads"))
 
 BOOST_AUTO_TEST_CASE(every_websocket_client_gets_1001_and_the_server_exits_0) {
     constexpr std::size_t clients = 200;

@@ -7,7 +7,7 @@
 
 using namespace reliability;
 
-BOOST_AUTO_TEST_SUITE(slowloris)
+BOOST_AUTO_TEST_SUITE(slowloris, *boost::unit_test::label("io_threads"))
 
 // An upgrade request trickled one byte every 500 ms: arriving bytes must not extend the
 // handshake deadline, so the connection goes at --handshake-timeout, request unfinished.
@@ -52,7 +52,7 @@ BOOST_AUTO_TEST_CASE(trickled_upgrade_is_closed_by_the_handshake_timeout) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(non_reader)
+BOOST_AUTO_TEST_SUITE(non_reader, *boost::unit_test::label("io_threads"))
 
 // A WebSocket client that keeps sending 32 KB messages and never reads the echoes: once the
 // unsent echo passes --max-backlog the server drops it, and its memory does not grow with what
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(client_that_never_reads_is_dropped_at_the_backlog_bound) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(vanished_peer)
+BOOST_AUTO_TEST_SUITE(vanished_peer, *boost::unit_test::label("io_threads"))
 
 namespace {
 
