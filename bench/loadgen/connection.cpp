@@ -93,6 +93,7 @@ protected:
         if (!carry_.was_up) {  // the client's first connection up (perhaps after retried attempts)
             if (carry_.attempt == 0) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
             run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+            run().counters.ready_by_role[index(rec_.who)].fetch_add(1, std::memory_order_relaxed);
             carry_.was_up = true;
         } else {
             ++rec_.reconnects;
@@ -128,6 +129,7 @@ protected:
         rec_.detail = step.empty() ? ec.message() : std::string(step) + ": " + ec.message();
         if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
         run().counters.failed.fetch_add(1, std::memory_order_relaxed);
+        run().counters.failed_by_role[index(rec_.who)].fetch_add(1, std::memory_order_relaxed);
         run().counters.errors.fetch_add(1, std::memory_order_relaxed);
         close_socket();
     }

@@ -194,6 +194,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
         ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
+        ("progress-file", po::value(&s.progress_file), "every second (and once at the end), replace this file with the live counters as JSON: per role planned, connected, kicked (closed by the server), failed (scripts/load.sh merges several processes' files)")
         ("reconnect", "ws: a client the server closes with 1001 \"going away\" (a drain) connects again after a jittered back-off and carries on in its role, first sending again the message whose echo had not come back; failed attempts retry (bench/loadgen/README.md, \"Reconnecting\")")
         ("reconnect-delay", po::value<duration_arg>(), "--reconnect: the back-off's base: the first attempt after a random 0..base, the k-th failed one after base * 2^k * 0.5..1.5, at most 5s (default 100ms)")
         ("reconnect-attempts", po::value(&s.reconnect_attempts)->default_value(s.reconnect_attempts), "--reconnect: attempts per close before the client counts as failed")

@@ -103,6 +103,7 @@ struct scenario {
     std::string svg_path;
     std::string label;
     bool progress = true;
+    std::string progress_file;  // --progress-file: the live counters as JSON, every second
     // --reconnect: a WebSocket client closed by the server with 1001 "going away" (a drain)
     // connects again after a jittered back-off and carries on in its role; the message whose
     // echo had not come back is sent again first. Failed attempts of a reconnect retry.
