@@ -10,7 +10,7 @@ usage: load.py --loadgen PATH [--demo-server PATH] [--connections N] [--processe
 
 Without --url: S demo_server processes (--reuse-port when S > 1: the kernel spreads the
 connections over them), with idle timeout 6 s, ping 1 s + jitter <= 500 ms, pong 2 s,
-handshake deadline 2 s, tick 10 ms; every loadgen is told the same promises (--expect-idle
+handshake deadline 4 s, tick 10 ms; every loadgen is told the same promises (--expect-idle
 ...) and reads /stats as a cross-check. With --url, every option not listed above goes to
 every loadgen as given (the promise flags: --expect-idle, --expect beast-timeouts, ...).
 
@@ -38,7 +38,7 @@ import report  # noqa: E402
 ROLES = ("idle", "active", "pinger", "dead", "stalled")
 MIX_FLAGS = {"idle": "--idle", "active": "--active", "pinger": "--pingers", "dead": "--dead", "stalled": "--stalled"}
 # What the demo started here promises, as demo_server flags and as loadgen's expectation.
-DEMO_TIMING = {"idle": "6s", "ping": "1s", "pong": "2s", "jitter": "500ms", "handshake": "2s", "tick": "10ms"}
+DEMO_TIMING = {"idle": "6s", "ping": "1s", "pong": "2s", "jitter": "500ms", "handshake": "4s", "tick": "10ms"}
 DEFAULT_MIX = {"idle": "0.3", "active": "0.3", "pinger": "0.15", "dead": "0.15", "stalled": "0.1"}
 PER_LOADGEN = 15000
 PER_SERVER = 12000
