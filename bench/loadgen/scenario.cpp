@@ -176,7 +176,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
         ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
         ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
-        ("stalled", po::value(&shares[4]), "ws, with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
+        ("stalled", po::value(&shares[4]), "ws (also over TLS), with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
         ("handshake-timeout", po::value<duration_arg>(), "with --expect: the server's handshake deadline: a stalled client is dropped no sooner than this after its connect began, and within --allowance after its half request was written")
         ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
         ("closed-loop", "active clients send their next message as soon as the echo arrives (saturation; --interval unused)")
@@ -346,8 +346,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     }
     if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);
     if (s.mix[index(role::stalled)] != 0) {
-        if (s.proto != protocol::ws || s.tls)
-            return fail("stalled clients stop in the middle of a plain WebSocket upgrade: ws:// only");
+        if (s.proto != protocol::ws)
+            return fail("stalled clients stop in the middle of a WebSocket upgrade: ws:// or wss:// only");
         if (s.expect == expectation::demo)
             return fail("stalled clients are judged against a promised handshake deadline: give --expect ... and "
                         "--handshake-timeout");
