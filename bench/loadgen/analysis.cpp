@@ -68,10 +68,14 @@ struct role_rule {
     std::int64_t spread = 0;    // ns: how much later it may be due (the heartbeat's jitter)
     bool any_close = false;     // any close frame or a bare socket close will do
     outcome how = outcome::open;  // else: exactly this
-    [[nodiscard]] bool accepts(outcome o) const noexcept {
-        return any_close ? o == outcome::idle_close || o == outcome::other_close || o == outcome::dropped : o == how;
+    std::uint16_t code = 0;     // --expect-close-code: only a close frame with this code will do
+    [[nodiscard]] bool accepts(const record& r) const noexcept {
+        if (code != 0) return (r.how == outcome::idle_close || r.how == outcome::other_close) && r.close_code == code;
+        return any_close ? r.how == outcome::idle_close || r.how == outcome::other_close || r.how == outcome::dropped
+                         : r.how == how;
     }
     [[nodiscard]] std::string expected() const {
+        if (code != 0) return "close " + std::to_string(code);
         return any_close ? "closed" : std::string(name(how));
     }
 };
@@ -220,9 +224,13 @@ struct judge {
             }
             return;
         }
-        if (!rule.accepts(r.how)) {
+        if (!rule.accepts(r)) {
             ++t.checks.wrong_outcomes;
-            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + detail,
+            const std::string code = rule.code != 0 && r.close_code != 0 && r.how == outcome::idle_close
+                                         ? " (" + std::to_string(r.close_code) + ")"
+                                         : "";
+            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + code + detail +
+                          (rule.code != 0 ? ", expected close " + std::to_string(rule.code) : ""),
                       at + " at " + when(r.closed));
             return;
         }
@@ -248,7 +256,10 @@ tally judge_records(const scenario& plan, const run_data& data) {
     const bool liveness = std::string_view(string_at(data.before, {"timers"})) != "none";
     judge j{plan, data, liveness, data.idle_timeout.count(), 2 * data.tick.count() + plan.allowance.count(), {}};
     for (std::size_t r = 0; r < role_count; ++r)
+    {
         j.rules[r] = rule_for(static_cast<role>(r), plan, liveness, data.idle_timeout.count());
+        if (j.rules[r].closed) j.rules[r].code = plan.close_code[r];
+    }
     tally t;
     t.rules = j.rules;
     for (std::size_t i = 0; i < data.records.size(); ++i) {

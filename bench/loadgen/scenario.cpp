@@ -6,7 +6,9 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <exception>
 #include <cmath>
 #include <limits>
 
@@ -140,6 +142,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     std::string proto = "ws";
     std::string url, expect;
     std::array<std::string, role_count> shares;
+    std::vector<std::string> close_codes;
     po::options_description desc(
         "loadgen: many clients against demo_server (or any server: --url); measures idle kicks, false kicks, echo round trips, server CPU "
         "and memory\n"
@@ -163,6 +166,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("expect-idle", po::value<duration_arg>(), "--expect kicks: idle and pinger clients are closed (close frame of any code, or a bare socket close) no sooner than this after their last message (pinger: the handshake) and within --allowance after it")
         ("expect-ping-interval", po::value<duration_arg>(), "--expect kicks: the server pings a silent client this long after its last message ...")
         ("expect-pong-timeout", po::value<duration_arg>(), "... and drops it this long after an unanswered ping: dead clients are due then (without these two, dead clients are due at --expect-idle)")
+        ("expect-close-code", po::value(&close_codes)->multitoken(), "ROLE=CODE (repeatable, e.g. idle=1000 dead=1011): with --expect, a client of ROLE the server is expected to close must get a close frame with this code (any other close, or a bare socket close, is a wrong outcome)")
         ("protocol", po::value(&proto)->default_value(proto), "ws (WebSocket) or tcp (raw TCP echo)")
         ("tls", "the HTTP port speaks TLS (demo_server --tls): wss:// clients and /stats over https; the certificate is not verified unless --tls-ca is given. --protocol tcp clients stay plain (the TCP port is)")
         ("tls-ca", po::value(&s.tls_ca), "with --tls: verify the server's certificate against this CA (or self-signed certificate) file, PEM, and that it names --host")
@@ -354,6 +358,22 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         if (s.expect != expectation::none && s.handshake_timeout <= nanoseconds::zero())
             return fail("stalled clients need the server's --handshake-timeout");
         if (s.reconnect) return fail("--reconnect has no stalled clients");
+    }
+    for (const auto& item : close_codes) {
+        const auto eq = item.find('=');
+        const auto role_name = item.substr(0, eq);
+        const auto r = std::find(role_names.begin(), role_names.end(), role_name == "pingers" ? "pinger" : role_name);
+        unsigned long code = 0;
+        try {
+            code = eq == std::string::npos ? 0 : std::stoul(item.substr(eq + 1));
+        } catch (const std::exception&) {
+            code = 0;
+        }
+        if (r == role_names.end() || code < 1000 || code > 4999)
+            return fail("--expect-close-code " + item + ": expected ROLE=CODE, a role (idle, active, pinger, dead, stalled) and a close code 1000..4999");
+        if (s.expect == expectation::demo || s.proto != protocol::ws)
+            return fail("--expect-close-code needs a WebSocket --url and an expectation (--expect-idle, --expect ...)");
+        s.close_code[static_cast<std::size_t>(r - role_names.begin())] = static_cast<std::uint16_t>(code);
     }
     if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
         return fail("pingers and dead clients need WebSocket pings: use --protocol ws");

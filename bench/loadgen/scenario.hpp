@@ -92,6 +92,9 @@ struct scenario {
     nanoseconds ping_interval = std::chrono::seconds(5);
     nanoseconds pong_timeout = std::chrono::seconds(5);
     nanoseconds ping_jitter = std::chrono::seconds(1);
+    // --expect-close-code ROLE=CODE: a client of ROLE that is expected closed must get a close
+    // frame with this code (0: any close the expectation allows).
+    std::array<std::uint16_t, role_count> close_code{};
     // The server's handshake deadline (--handshake-timeout): stalled clients are due then.
     nanoseconds handshake_timeout{0};
     // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
