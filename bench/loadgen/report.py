@@ -16,7 +16,7 @@ OUTCOME_KEYS = ("open", "connect_failed", "handshake_failed", "ws_idle_close", "
 VERDICT_KEYS = (("false_kicks", "false"), ("missed_kicks", "missed"), ("wrong_outcomes", "wrong"),
                 ("unresolved", "unresolved"), ("errors", "errors"))
 COLOURS = {"idle": "#1f6fb4", "active": "#2ca02c", "pinger": "#ff7f0e", "dead": "#d0342c", "stalled": "#8c564b",
-           "all": "#222222"}
+           "all": "#7b3294"}
 W, H, LEFT, TOP, RIGHT, BOTTOM = 560, 300, 60, 20, 20, 45
 
 

@@ -31,7 +31,7 @@ from clients import Failure, check  # noqa: E402
 import clients  # noqa: E402
 
 # Each plot and the colour of its data (bench/loadgen/report.py's COLOURS).
-PLOTS = {"plot-connections": (0x22, 0x22, 0x22), "plot-lateness": (0x1f, 0x6f, 0xb4), "plot-echo": (0x2c, 0xa0, 0x2c)}
+PLOTS = {"plot-connections": (0x7b, 0x32, 0x94), "plot-lateness": (0x1f, 0x6f, 0xb4), "plot-echo": (0x2c, 0xa0, 0x2c)}
 
 
 def decode_png(data):
@@ -91,7 +91,7 @@ DOM_STATE = """JSON.stringify({
   overall: (document.getElementById('overall') || {}).textContent || '',
   rows: [...document.querySelectorAll('#verdicts tbody tr')].map(r => ({role: r.dataset.role,
         verdict: r.dataset.verdict, text: r.innerText})),
-  plots: Object.fromEntries([...document.querySelectorAll('figure')].map(f => { const b = f.getBoundingClientRect();
+  plots: Object.fromEntries([...document.querySelectorAll('figure')].map(f => { const b = f.querySelector('svg').getBoundingClientRect();
         return [f.id, {series: f.querySelectorAll('svg [data-series]').length, x: b.left + scrollX, y: b.top + scrollY,
                        w: b.width, h: b.height}]; }))
 })"""
