@@ -204,7 +204,7 @@ def print_summary(summary, where, out):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="scripts/load.sh", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="scripts/load.sh", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--loadgen", required=True)
     parser.add_argument("--demo-server")
