@@ -18,6 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 if [ -z "${IDLEWHEEL_LOADGEN:-}" ]; then
   scripts/setup.sh load
+  echo "load.sh: building loadgen and demo_server in build/load (the first time takes minutes)"
   cmake -S . -B build/load -DCMAKE_BUILD_TYPE=Release -DIDLEWHEEL_BUILD_TESTS=OFF -DIDLEWHEEL_BUILD_LOADGEN=ON >/dev/null
   cmake --build build/load -j"$(nproc)" --target loadgen demo_server >/dev/null
   IDLEWHEEL_LOADGEN=$root/build/load/bench/loadgen/loadgen
