@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -67,10 +68,14 @@ struct role_rule {
     std::int64_t spread = 0;    // ns: how much later it may be due (the heartbeat's jitter)
     bool any_close = false;     // any close frame or a bare socket close will do
     outcome how = outcome::open;  // else: exactly this
-    [[nodiscard]] bool accepts(outcome o) const noexcept {
-        return any_close ? o == outcome::idle_close || o == outcome::other_close || o == outcome::dropped : o == how;
+    std::uint16_t code = 0;     // --expect-close-code: only a close frame with this code will do
+    [[nodiscard]] bool accepts(const record& r) const noexcept {
+        if (code != 0) return (r.how == outcome::idle_close || r.how == outcome::other_close) && r.close_code == code;
+        return any_close ? r.how == outcome::idle_close || r.how == outcome::other_close || r.how == outcome::dropped
+                         : r.how == how;
     }
     [[nodiscard]] std::string expected() const {
+        if (code != 0) return "close " + std::to_string(code);
         return any_close ? "closed" : std::string(name(how));
     }
 };
@@ -219,9 +224,13 @@ struct judge {
             }
             return;
         }
-        if (!rule.accepts(r.how)) {
+        if (!rule.accepts(r)) {
             ++t.checks.wrong_outcomes;
-            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + detail,
+            const std::string code = rule.code != 0 && r.close_code != 0 && r.how == outcome::idle_close
+                                         ? " (" + std::to_string(r.close_code) + ")"
+                                         : "";
+            t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + code + detail +
+                          (rule.code != 0 ? ", expected close " + std::to_string(rule.code) : ""),
                       at + " at " + when(r.closed));
             return;
         }
@@ -247,7 +256,10 @@ tally judge_records(const scenario& plan, const run_data& data) {
     const bool liveness = std::string_view(string_at(data.before, {"timers"})) != "none";
     judge j{plan, data, liveness, data.idle_timeout.count(), 2 * data.tick.count() + plan.allowance.count(), {}};
     for (std::size_t r = 0; r < role_count; ++r)
+    {
         j.rules[r] = rule_for(static_cast<role>(r), plan, liveness, data.idle_timeout.count());
+        if (j.rules[r].closed) j.rules[r].code = plan.close_code[r];
+    }
     tally t;
     t.rules = j.rules;
     for (std::size_t i = 0; i < data.records.size(); ++i) {
@@ -451,6 +463,54 @@ sample_series series_of(const std::vector<server_sample>& samples) {
     return out;
 }
 
+// The clients' connections over time, from their records (README.md, "Output"): about 300
+// points over the run, at least 100 ms apart.
+client_timeline timeline_of(const run_data& data) {
+    std::array<std::vector<std::int64_t>, role_count> up, closed;
+    for (const auto& rec : data.records) {
+        if (rec.ready >= 0) up[index(rec.who)].push_back(rec.ready);
+        if (rec.ready >= 0 && rec.closed >= 0) closed[index(rec.who)].push_back(rec.closed);
+    }
+    for (auto& v : up) std::sort(v.begin(), v.end());
+    for (auto& v : closed) std::sort(v.begin(), v.end());
+    const auto at_or_before = [](const std::vector<std::int64_t>& sorted, std::int64_t t) {
+        return static_cast<std::uint64_t>(std::upper_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
+    };
+    client_timeline out;
+    const std::array<std::vector<std::uint64_t>*, role_count> open_of{&out.open.idle, &out.open.active,
+                                                                      &out.open.pinger, &out.open.dead,
+                                                                      &out.open.stalled};
+    const double end_s = std::max(data.t_after, 0.1);
+    const double step_s = std::max(0.1, end_s / 300);
+    for (double t = 0; t <= end_s + step_s / 2; t += step_s) {
+        const auto t_ns = static_cast<std::int64_t>(std::llround(std::min(t, end_s) * 1e9));
+        std::uint64_t connected = 0, gone = 0;
+        for (std::size_t r = 0; r < role_count; ++r) {
+            const auto u = at_or_before(up[r], t_ns), c = at_or_before(closed[r], t_ns);
+            open_of[r]->push_back(u - std::min(u, c));
+            connected += u;
+            gone += c;
+        }
+        out.t_s.push_back(std::round(std::min(t, end_s) * 1000) / 1000);
+        out.connected.push_back(connected);
+        out.closed_by_server.push_back(gone);
+    }
+    return out;
+}
+
+// Fixed bins, ten per decade from 10 us to 10 s, so histograms of several runs add up.
+histogram rtt_histogram_of(const std::vector<std::uint32_t>& rtt_us) {
+    histogram h;
+    for (int k = 0; k <= 60; ++k) h.upper_ms.push_back(std::round(0.01 * std::pow(10.0, k / 10.0) * 1e6) / 1e6);
+    h.count.assign(h.upper_ms.size() + 1, 0);  // + everything slower than the last bound
+    for (const auto us : rtt_us) {
+        const double v = us / 1000.0;
+        const auto k = std::lower_bound(h.upper_ms.begin(), h.upper_ms.end(), v) - h.upper_ms.begin();
+        ++h.count[static_cast<std::size_t>(k)];
+    }
+    return h;
+}
+
 std::vector<std::int64_t> in_microseconds(const std::vector<std::int64_t>& sorted_ns) {
     std::vector<std::int64_t> us;
     us.reserve(sorted_ns.size());
@@ -491,6 +551,8 @@ run_result analyse(const scenario& plan, const run_data& data) {
     const double run_s = data.t_after;
     r.echo = echo_summary{t.sent, t.echoed, t.late_sends, summarise(rtt, 1e-3),
                           run_s > 0 ? static_cast<double>(t.echoed) / run_s : 0};
+    r.echo_rtt_histogram = rtt_histogram_of(rtt);
+    r.timeline = timeline_of(data);
     std::vector<std::uint32_t> lag = data.lag_us;
     r.client.cpu_s = data.client_cpu;
     r.client.cpu_percent = run_s > 0 ? 100 * data.client_cpu / run_s : 0;

@@ -93,6 +93,7 @@ protected:
         if (!carry_.was_up) {  // the client's first connection up (perhaps after retried attempts)
             if (carry_.attempt == 0) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
             run().counters.ready.fetch_add(1, std::memory_order_relaxed);
+            run().counters.ready_by_role[index(rec_.who)].fetch_add(1, std::memory_order_relaxed);
             carry_.was_up = true;
         } else {
             ++rec_.reconnects;
@@ -128,6 +129,7 @@ protected:
         rec_.detail = step.empty() ? ec.message() : std::string(step) + ": " + ec.message();
         if (carry_.attempt == 0 && !carry_.was_up) run().counters.connecting.fetch_sub(1, std::memory_order_relaxed);
         run().counters.failed.fetch_add(1, std::memory_order_relaxed);
+        run().counters.failed_by_role[index(rec_.who)].fetch_add(1, std::memory_order_relaxed);
         run().counters.errors.fetch_add(1, std::memory_order_relaxed);
         close_socket();
     }
@@ -473,15 +475,25 @@ private:
     }
 
     // A stalled client: half an upgrade request (no blank line ends it), then it only waits,
-    // reading the raw socket, for the server to give up. The server's handshake clock starts at
-    // its accept at the earliest, after the connect began (ref_low); ref_high is when the half
-    // request was written (the server's accept may come later still: the allowance covers it).
+    // reading, for the server to give up. With TLS the TLS handshake comes first and the half
+    // request goes over it (a server's deadline from its accept covers both). The server's
+    // handshake clock starts at its accept at the earliest, after the connect began (ref_low);
+    // ref_high is when the half request was written (the server's accept may come later still:
+    // the allowance covers it).
     void stall() {
         rec().ref_low = rec().launched;
         stall_request_ = "GET " + run().plan.path + " HTTP/1.1\r\nHost: " + run().host_header +
                          "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n";
-        asio::async_write(beast::get_lowest_layer(ws_), asio::buffer(stall_request_),
+        asio::async_write(stall_layer(), asio::buffer(stall_request_),
                           [self = shared()](boost::system::error_code ec, std::size_t) { self->on_stall_written(ec); });
+    }
+
+    // What a stalled client writes to and reads from: the TLS stream, or the raw socket.
+    auto& stall_layer() {
+        if constexpr (tls)
+            return ws_.next_layer();
+        else
+            return beast::get_lowest_layer(ws_);
     }
 
     void on_stall_written(boost::system::error_code ec) {
@@ -493,7 +505,7 @@ private:
     }
 
     void stall_read() {
-        beast::get_lowest_layer(ws_).async_read_some(
+        stall_layer().async_read_some(
             asio::buffer(drain_buffer_),
             [self = shared()](boost::system::error_code ec, std::size_t n) { self->on_stall_read(ec, n); });
     }
@@ -513,6 +525,7 @@ private:
         if (stopping()) return;
         // Its error alone ("wrong version number", ...) would not say which handshake failed.
         if (ec) return on_failed(outcome::handshake_failed, ec, "TLS handshake");
+        if (rec().who == role::stalled) return stall();
         upgrade();
     }
 

@@ -78,6 +78,8 @@ struct live_counters {
     std::atomic<std::uint64_t> sent{0};
     std::atomic<std::uint64_t> echoed{0};
     std::array<std::atomic<std::uint64_t>, role_count> closed_by_server{};
+    std::array<std::atomic<std::uint64_t>, role_count> ready_by_role{};   // `ready`, per role
+    std::array<std::atomic<std::uint64_t>, role_count> failed_by_role{};  // `failed`, per role
     // --reconnect: why a client connected again (the close that ended its connection, or the
     // failed attempt that is retried).
     std::atomic<std::uint64_t> going_away{0};            // close frame 1001

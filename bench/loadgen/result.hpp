@@ -209,6 +209,32 @@ BOOST_DESCRIBE_STRUCT(reconnect_summary, (),
                       (reconnects, going_away, retry_connect_failed, retry_upgrade_failed, reconnect_ms, reconnect_dead_ms, messages,
                        echoed_in_order, echo_mismatch, resent, pending_at_end, echoes_lost))
 
+/// One number per role at each time of a series.
+struct role_series {
+    std::vector<std::uint64_t> idle, active, pinger, dead, stalled;
+};
+BOOST_DESCRIBE_STRUCT(role_series, (), (idle, active, pinger, dead, stalled))
+
+/// The connections over time as the clients saw them (no /stats needed), rebuilt after the run
+/// from each client's own times: at each t_s (since the first connect), connections up and not
+/// yet closed by the server, per role, and the running totals of connections up and of closes by
+/// the server. A reconnected client (--reconnect) counts by its last connection only.
+struct client_timeline {
+    std::vector<double> t_s;
+    role_series open;
+    std::vector<std::uint64_t> connected, closed_by_server;
+};
+BOOST_DESCRIBE_STRUCT(client_timeline, (), (t_s, open, connected, closed_by_server))
+
+/// The active clients' echo round trips as a histogram on fixed bins (so the runs of several
+/// processes add up): count[k] round trips took at most upper_ms[k] (and more than
+/// upper_ms[k - 1]); the last bin holds everything slower.
+struct histogram {
+    std::vector<double> upper_ms;
+    std::vector<std::uint64_t> count;
+};
+BOOST_DESCRIBE_STRUCT(histogram, (), (upper_ms, count))
+
 struct run_result {
     std::string label;
     std::string date;  // UTC, ISO 8601
@@ -223,6 +249,8 @@ struct run_result {
     distribution stalled_drop_s;        // stalled clients: drop - connect began
     std::vector<std::int64_t> idle_lateness_us, pinger_lateness_us;  // every kick, sorted
     echo_summary echo;
+    histogram echo_rtt_histogram;
+    client_timeline timeline;
     client_summary client;
     cost_summary server_cost;
     std::optional<machine_summary> machine;
@@ -232,7 +260,7 @@ struct run_result {
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
                       (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
-                       dead_detection_s, stalled_drop_s, idle_lateness_us, pinger_lateness_us, echo, client, server_cost, machine,
+                       dead_detection_s, stalled_drop_s, idle_lateness_us, pinger_lateness_us, echo, echo_rtt_histogram, timeline, client, server_cost, machine,
                        stats, samples, reconnect))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not

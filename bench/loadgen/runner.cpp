@@ -10,6 +10,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -85,7 +86,8 @@ public:
                    plan.proto == protocol::ws ? tls_.get() : nullptr,
                    {}},
           sampler_timer_(io_),
-          progress_timer_(io_) {
+          progress_timer_(io_),
+          progress_file_timer_(io_) {
         const auto first = asio::ip::make_address(plan.first_source.empty() ? plan.host : plan.first_source);
         for (std::size_t k = 0; k < plan.source_addresses; ++k)
             context_.sources.push_back(k == 0 ? first
@@ -181,6 +183,7 @@ private:
         for (auto& t : threads_) t->start();
         if (stats()) asio::co_spawn(io_, sample_stats(), asio::detached);
         if (plan_.progress) asio::co_spawn(io_, show_progress(), asio::detached);
+        if (!plan_.progress_file.empty()) asio::co_spawn(io_, write_progress_file(), asio::detached);
 
         const auto end = context_.t0 + plan_.duration;
         auto& counters = context_.counters;
@@ -226,6 +229,8 @@ private:
         data_.client_cpu = process_cpu() - cpu_at_start;
         sampler_timer_.cancel();
         progress_timer_.cancel();
+        progress_file_timer_.cancel();
+        if (!plan_.progress_file.empty()) write_counters(true);
         for (auto& t : threads_) t->stop_all();
         if (plan_.progress) print_progress(true);
         if (stats() && data_.after.empty()) throw std::runtime_error("cannot read the final /stats");
@@ -251,6 +256,33 @@ private:
             boost::system::error_code ec;
             co_await progress_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
             if (!stopping_) print_progress(false);
+        }
+    }
+
+    awaitable<void> write_progress_file() {
+        while (!stopping_) {
+            write_counters(false);
+            progress_file_timer_.expires_after(std::chrono::seconds(1));
+            boost::system::error_code ec;
+            co_await progress_file_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+        }
+    }
+
+    // --progress-file: {"t_s", "done", "ROLE": {"planned", "connected", "kicked", "failed"}},
+    // written beside and renamed over, so a reader never sees half a file.
+    void write_counters(bool done) {
+        const auto& c = context_.counters;
+        json::object doc{{"t_s", std::round(since_start() * 10) / 10}, {"done", done}};
+        for (std::size_t r = 0; r < role_count; ++r)
+            doc[role_names[r]] = json::object{{"planned", plan_.mix[r]},
+                                              {"connected", c.ready_by_role[r].load(std::memory_order_relaxed)},
+                                              {"kicked", c.closed_by_server[r].load(std::memory_order_relaxed)},
+                                              {"failed", c.failed_by_role[r].load(std::memory_order_relaxed)}};
+        const std::string tmp = plan_.progress_file + ".tmp";
+        if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+            const std::string text = json::serialize(doc) + "\n";
+            const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+            if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), plan_.progress_file.c_str());
         }
     }
 
@@ -286,7 +318,7 @@ private:
     std::unique_ptr<asio::ssl::context> tls_;  // --tls: one context for every client and /stats
     run_context context_;
     std::vector<std::unique_ptr<connection_thread>> threads_;
-    asio::steady_timer sampler_timer_, progress_timer_;
+    asio::steady_timer sampler_timer_, progress_timer_, progress_file_timer_;
     bool stopping_ = false;
     bool tty_ = false;
     double last_t_ = 0;

@@ -6,7 +6,9 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <exception>
 #include <cmath>
 #include <limits>
 
@@ -140,6 +142,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     std::string proto = "ws";
     std::string url, expect;
     std::array<std::string, role_count> shares;
+    std::vector<std::string> close_codes;
     po::options_description desc(
         "loadgen: many clients against demo_server (or any server: --url); measures idle kicks, false kicks, echo round trips, server CPU "
         "and memory\n"
@@ -163,6 +166,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("expect-idle", po::value<duration_arg>(), "--expect kicks: idle and pinger clients are closed (close frame of any code, or a bare socket close) no sooner than this after their last message (pinger: the handshake) and within --allowance after it")
         ("expect-ping-interval", po::value<duration_arg>(), "--expect kicks: the server pings a silent client this long after its last message ...")
         ("expect-pong-timeout", po::value<duration_arg>(), "... and drops it this long after an unanswered ping: dead clients are due then (without these two, dead clients are due at --expect-idle)")
+        ("expect-close-code", po::value(&close_codes)->multitoken(), "ROLE=CODE (repeatable, e.g. idle=1000 dead=1011): with --expect, a client of ROLE the server is expected to close must get a close frame with this code (any other close, or a bare socket close, is a wrong outcome)")
         ("protocol", po::value(&proto)->default_value(proto), "ws (WebSocket) or tcp (raw TCP echo)")
         ("tls", "the HTTP port speaks TLS (demo_server --tls): wss:// clients and /stats over https; the certificate is not verified unless --tls-ca is given. --protocol tcp clients stay plain (the TCP port is)")
         ("tls-ca", po::value(&s.tls_ca), "with --tls: verify the server's certificate against this CA (or self-signed certificate) file, PEM, and that it names --host")
@@ -176,7 +180,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("active", po::value(&shares[1]), "active clients: a message every --interval (default ws 0.4, tcp 0.5)")
         ("pingers", po::value(&shares[2]), "ws: clients that only answer pings (default 0.1)")
         ("dead", po::value(&shares[3]), "ws: clients that stop answering after the handshake (default 0.1)")
-        ("stalled", po::value(&shares[4]), "ws, with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
+        ("stalled", po::value(&shares[4]), "ws (also over TLS), with --expect: clients that send half an upgrade request and never the rest; the server's handshake deadline (--handshake-timeout) must drop them, with no answer (default 0)")
         ("handshake-timeout", po::value<duration_arg>(), "with --expect: the server's handshake deadline: a stalled client is dropped no sooner than this after its connect began, and within --allowance after its half request was written")
         ("interval", po::value<duration_arg>(), "active clients' send interval (default 1s)")
         ("closed-loop", "active clients send their next message as soon as the echo arrives (saturation; --interval unused)")
@@ -194,6 +198,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
         ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
+        ("progress-file", po::value(&s.progress_file), "every second (and once at the end), replace this file with the live counters as JSON: per role planned, connected, kicked (closed by the server), failed (scripts/load.sh merges several processes' files)")
         ("reconnect", "ws: a client the server closes with 1001 \"going away\" (a drain) connects again after a jittered back-off and carries on in its role, first sending again the message whose echo had not come back; failed attempts retry (bench/loadgen/README.md, \"Reconnecting\")")
         ("reconnect-delay", po::value<duration_arg>(), "--reconnect: the back-off's base: the first attempt after a random 0..base, the k-th failed one after base * 2^k * 0.5..1.5, at most 5s (default 100ms)")
         ("reconnect-attempts", po::value(&s.reconnect_attempts)->default_value(s.reconnect_attempts), "--reconnect: attempts per close before the client counts as failed")
@@ -345,14 +350,30 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     }
     if (const auto problem = resolve_mix(parsed, s.connections, s.mix)) return fail(*problem);
     if (s.mix[index(role::stalled)] != 0) {
-        if (s.proto != protocol::ws || s.tls)
-            return fail("stalled clients stop in the middle of a plain WebSocket upgrade: ws:// only");
+        if (s.proto != protocol::ws)
+            return fail("stalled clients stop in the middle of a WebSocket upgrade: ws:// or wss:// only");
         if (s.expect == expectation::demo)
             return fail("stalled clients are judged against a promised handshake deadline: give --expect ... and "
                         "--handshake-timeout");
         if (s.expect != expectation::none && s.handshake_timeout <= nanoseconds::zero())
             return fail("stalled clients need the server's --handshake-timeout");
         if (s.reconnect) return fail("--reconnect has no stalled clients");
+    }
+    for (const auto& item : close_codes) {
+        const auto eq = item.find('=');
+        const auto role_name = item.substr(0, eq);
+        const auto r = std::find(role_names.begin(), role_names.end(), role_name == "pingers" ? "pinger" : role_name);
+        unsigned long code = 0;
+        try {
+            code = eq == std::string::npos ? 0 : std::stoul(item.substr(eq + 1));
+        } catch (const std::exception&) {
+            code = 0;
+        }
+        if (r == role_names.end() || code < 1000 || code > 4999)
+            return fail("--expect-close-code " + item + ": expected ROLE=CODE, a role (idle, active, pinger, dead, stalled) and a close code 1000..4999");
+        if (s.expect == expectation::demo || s.proto != protocol::ws)
+            return fail("--expect-close-code needs a WebSocket --url and an expectation (--expect-idle, --expect ...)");
+        s.close_code[static_cast<std::size_t>(r - role_names.begin())] = static_cast<std::uint16_t>(code);
     }
     if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
         return fail("pingers and dead clients need WebSocket pings: use --protocol ws");

@@ -92,6 +92,9 @@ struct scenario {
     nanoseconds ping_interval = std::chrono::seconds(5);
     nanoseconds pong_timeout = std::chrono::seconds(5);
     nanoseconds ping_jitter = std::chrono::seconds(1);
+    // --expect-close-code ROLE=CODE: a client of ROLE that is expected closed must get a close
+    // frame with this code (0: any close the expectation allows).
+    std::array<std::uint16_t, role_count> close_code{};
     // The server's handshake deadline (--handshake-timeout): stalled clients are due then.
     nanoseconds handshake_timeout{0};
     // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
@@ -103,6 +106,7 @@ struct scenario {
     std::string svg_path;
     std::string label;
     bool progress = true;
+    std::string progress_file;  // --progress-file: the live counters as JSON, every second
     // --reconnect: a WebSocket client closed by the server with 1001 "going away" (a drain)
     // connects again after a jittered back-off and carries on in its role; the message whose
     // echo had not come back is sent again first. Failed attempts of a reconnect retry.
