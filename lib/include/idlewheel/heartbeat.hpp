@@ -6,6 +6,7 @@
  * @brief idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
  */
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
@@ -36,11 +37,9 @@ struct heartbeat_options {
     std::chrono::nanoseconds jitter{0};         ///< spread of the per-session offset added to ping_interval
 };
 
-/// What a heartbeat calls: function(context, event).
-struct heartbeat_handler {
-    void (*function)(void* context, heartbeat_event event);  ///< called with `context`
-    void* context;  ///< the first argument of `function`
-};
+/// What a heartbeat calls: `function(context, event)` (idlewheel::callback;
+/// bind_member<&T::f>(self) converts to it).
+using heartbeat_handler = callback<void(heartbeat_event event)>;
 
 /// A heartbeat_handler that calls `(self->*Member)(event)`.
 /// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
@@ -238,7 +237,7 @@ private:
             ping_sent_ = now;
             arm(next_pong_check(now), now);  // before the handler, which may stop, restart or destroy us
             if (stats_ != nullptr) ++stats_->pings_sent;
-            handler_.function(handler_.context, heartbeat_event::send_ping);
+            handler_(heartbeat_event::send_ping);
             return;
         }
         if (state_ == state::awaiting_pong) {
@@ -255,7 +254,7 @@ private:
             }
             state_ = state::dead;
             if (stats_ != nullptr) ++stats_->dead_peers;
-            handler_.function(handler_.context, heartbeat_event::dead_peer);
+            handler_(heartbeat_event::dead_peer);
         }
     }
 

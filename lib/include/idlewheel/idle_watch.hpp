@@ -6,6 +6,7 @@
  * @brief idlewheel::idle_watch: Netty's IdleStateHandler for an Asio session, on a shared wheel.
  */
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/destruction_guard.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
@@ -49,11 +50,9 @@ struct idle_options {
     bool observe_output = false;
 };
 
-/// What an idle_watch calls: function(context, kind, first).
-struct idle_handler {
-    void (*function)(void* context, idle_kind kind, bool first);  ///< called with `context`
-    void* context;  ///< the first argument of `function`
-};
+/// What an idle_watch calls: `function(context, kind, first)` (idlewheel::callback;
+/// bind_member<&T::f>(self) converts to it).
+using idle_handler = callback<void(idle_kind kind, bool first)>;
 
 /// An idle_handler that calls `(self->*Member)(kind, first)`.
 /// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
@@ -291,7 +290,7 @@ private:
             const bool first = last_activity(k, now) > last_report_[k];
             last_report_[k] = now;
             count(k);
-            handler_.function(handler_.context, static_cast<idle_kind>(k), first);
+            handler_(static_cast<idle_kind>(k), first);
             if (guard.destroyed()) return;         // the handler closed the session
             if (generation != generation_) break;  // it stopped or restarted the watch
         }

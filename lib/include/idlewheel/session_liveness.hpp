@@ -10,6 +10,7 @@
  */
 
 #include <idlewheel/bind_member.hpp>
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/activity_epochs.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
@@ -79,63 +80,39 @@ template <class Wheel>
 class basic_session_liveness_config : private detail::entry_table {
 public:
     using session_type = basic_session_liveness<Wheel>;  ///< The sessions it serves.
-    /// The handler: called with the context, the session and the event, last (it may destroy
-    /// the session).
+    /// The handler's function: called with the context, the session and the event, last (it
+    /// may destroy the session). (The raw form of bound_handler's `function`.)
     using handler_type = void (*)(void* context, session_type& session, liveness_event event);
     using duration = typename Wheel::duration;  ///< The wheel's duration.
 
-    /// A handler and its context in one value: what bind_member<&T::on_event>(self) converts
-    /// to, for a `void T::on_event(session_type& session, liveness_event event)`.
-    struct bound_handler {
-        handler_type function;  ///< called with `context`, the session and the event
-        void* context;          ///< the first argument of `function`
-    };
+    /// The handler: a callback called with the session and the event, last (it may destroy
+    /// the session). What bind_member<&T::on_event>(self) converts to, for a `void
+    /// T::on_event(session_type& session, liveness_event event)`; or `{&function, context}`
+    /// (a captureless lambda taking `void* context` first fits `function`).
+    using bound_handler = callback<void(session_type& session, liveness_event event)>;
 
     /// The config of the sessions of `wheel`.
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, converted once to units of tick / 16 (rounded up).
-    /// @param handler called for every event of every session.
-    /// @param context the handler's first argument.
+    /// @param handler called for every event of every session (bind_member<&T::on_event>(self)).
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0, or a time is
     /// at or above 2^29 units (see basic_session_liveness, Cost), or ping_interval + jitter +
     /// pong_timeout is.
-    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
-                                  void* context = nullptr, liveness_stats* stats = nullptr)
-        : entry_table{&session_type::act},
-          wheel_(&wheel),
-          handler_(handler),
-          context_(context),
-          stats_(stats),
-          options_(options) {
-        const duration tick = wheel.tick();
-        unit_ = tick.count() % 16 == 0 ? tick / 16 : tick;
-        if (options.ping_interval > std::chrono::nanoseconds::zero() &&
-            options.pong_timeout <= std::chrono::nanoseconds::zero())
-            throw std::invalid_argument(
-                "idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
-        handshake_ = units(options.handshake_timeout);
-        idle_ = units(options.idle_timeout);
-        idle_in_handshake_ = options.idle_in_handshake && idle_ != 0;
-        interval_ = units(options.ping_interval);
-        pong_ = units(options.pong_timeout);
-        jitter_ = units(options.jitter);
-        close_ = units(options.close_timeout);
-        if (interval_ + jitter_ + pong_ >= limit)
-            throw std::invalid_argument(
-                "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
-    }
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
+                                  liveness_stats* stats = nullptr);
 
-    /// The config of the sessions of `wheel`, with the handler and its context in one value
-    /// (`bind_member<&T::on_event>(self)`, see bound_handler).
+    /// The same, with the handler as a function and its context apart: the form of 1.0 (2.0
+    /// keeps only the one above: write `bound_handler{handler, context}`).
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, as above.
-    /// @param handler called for every event of every session, with its context.
+    /// @param handler called for every event of every session.
+    /// @param context the handler's first argument.
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument as above.
-    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
-                                  liveness_stats* stats = nullptr)
-        : basic_session_liveness_config(wheel, options, handler.function, handler.context, stats) {}
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
+                                  void* context = nullptr, liveness_stats* stats = nullptr)
+        : basic_session_liveness_config(wheel, options, bound_handler{handler, context}, stats) {}
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
     /// Not copyable (nor movable).
     basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
@@ -152,11 +129,11 @@ public:
 protected:
     /// For a transport layer that handles events itself before its user (beast, stream).
     /// @param handler the new handler.
+    void set_handler(bound_handler handler) noexcept { handler_ = handler; }
+    /// The same, the form of 1.0 (2.0 keeps only the one above).
+    /// @param handler the new handler's function.
     /// @param context its first argument.
-    void set_handler(handler_type handler, void* context) noexcept {
-        handler_ = handler;
-        context_ = context;
-    }
+    void set_handler(handler_type handler, void* context) noexcept { handler_ = bound_handler{handler, context}; }
 
 private:
     friend class basic_session_liveness<Wheel>;
@@ -174,8 +151,7 @@ private:
     }
 
     Wheel* wheel_;
-    handler_type handler_;
-    void* context_;
+    bound_handler handler_;
     liveness_stats* stats_;
     duration unit_{};
     std::uint32_t handshake_ = 0, idle_ = 0, interval_ = 0, pong_ = 0, jitter_ = 0, close_ = 0;
@@ -533,8 +509,7 @@ private:
     }
 
     void notify(liveness_event e) {
-        const config_type& c = config();
-        c.handler_(c.context_, *this, e);  // last: it may destroy *this
+        config().handler_(*this, e);  // last: it may destroy *this
     }
 
     // The idle verdict (open phase, or handshake phase with idle_in_handshake): it starts the
@@ -600,6 +575,27 @@ private:
     std::uint8_t flags_ = 0;
     std::uint8_t verdict_ = 0;  // 1 + liveness_event, 0 for none
 };
+
+template <class Wheel>
+basic_session_liveness_config<Wheel>::basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options,
+                                                                    bound_handler handler, liveness_stats* stats)
+    : entry_table{&session_type::act}, wheel_(&wheel), handler_(handler), stats_(stats), options_(options) {
+    const duration tick = wheel.tick();
+    unit_ = tick.count() % 16 == 0 ? tick / 16 : tick;
+    if (options.ping_interval > std::chrono::nanoseconds::zero() &&
+        options.pong_timeout <= std::chrono::nanoseconds::zero())
+        throw std::invalid_argument("idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
+    handshake_ = units(options.handshake_timeout);
+    idle_ = units(options.idle_timeout);
+    idle_in_handshake_ = options.idle_in_handshake && idle_ != 0;
+    interval_ = units(options.ping_interval);
+    pong_ = units(options.pong_timeout);
+    jitter_ = units(options.jitter);
+    close_ = units(options.close_timeout);
+    if (interval_ + jitter_ + pong_ >= limit)
+        throw std::invalid_argument(
+            "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
+}
 
 /// The session liveness config for idlewheel::wheel_timer (steady_clock).
 using session_liveness_config = basic_session_liveness_config<wheel_timer>;
