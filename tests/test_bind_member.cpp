@@ -25,6 +25,8 @@
 #define BOOST_TEST_MODULE bind_member
 #include <boost/test/unit_test.hpp>
 
+#include "support/hooked_sessions.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -38,6 +40,10 @@ using namespace std::chrono_literals;
 using idlewheel::bind_member;
 using idlewheel::test::liveness::scene;
 using idlewheel::test::liveness::wheel_type;
+using idlewheel::test::liveness::hooked;
+using idlewheel::test::liveness::hooked_config;
+using idlewheel::test::liveness::line;
+using idlewheel::test::liveness::line_config;
 
 // One object with a member for every shape, recording what it was called with.
 struct target {
@@ -133,17 +139,6 @@ static_assert(static_cast<bool>(constant_callback));
 
 // ---- bind_member<&S::f>(): a hook, the object given at each call ----------------------------
 
-struct hooked;
-using hooked_config = idlewheel::member_liveness_config<hooked, wheel_type>;
-struct hooked {
-    hooked(const hooked_config& c, const scene& st) : live(c, *this), stage(&st) {}
-    void on_liveness(idlewheel::liveness_event e) { events.emplace_back(e, stage->now_ms()); }
-    void on_timer() {}
-    std::vector<int> padding_before{1, 2, 3};  // the object is not at the session's start
-    idlewheel::member_liveness<hooked, wheel_type> live;
-    const scene* stage;
-    std::vector<std::pair<idlewheel::liveness_event, std::int64_t>> events;
-};
 struct derived_hooked : base_with_member {};
 
 using liveness_hook = idlewheel::member_hook<&hooked::on_liveness>;
@@ -157,7 +152,7 @@ static_assert(std::is_convertible_v<idlewheel::member_hook<&base_with_member::bu
 // ... and to nothing the member cannot serve, nor to a callback (which has no object to call).
 static_assert(!std::is_convertible_v<liveness_hook, void (*)(hooked&)>);
 static_assert(!std::is_convertible_v<liveness_hook, void (*)(target&, idlewheel::liveness_event)>);
-static_assert(!std::is_convertible_v<idlewheel::member_hook<&hooked::on_timer>, hooked_config::hook_function>);
+static_assert(!std::is_convertible_v<idlewheel::member_hook<&target::on_timer>, void (*)(target&, idlewheel::liveness_event)>);
 static_assert(!std::is_convertible_v<liveness_hook, idlewheel::timer_callback>);
 static_assert(!std::is_convertible_v<liveness_hook, hooked_config::bound_handler>);
 
@@ -283,17 +278,7 @@ BOOST_AUTO_TEST_CASE(a_captureless_lambda_taking_the_context_is_a_callback) {
 BOOST_AUTO_TEST_CASE(member_liveness_config_calls_the_hook_bind_member_names_on_each_session) {
     scene s;
     const hooked_config config(s.wheel, {.handshake_timeout = 50ms}, bind_member<&hooked::on_liveness>(), &s.live);
-    auto a = std::make_unique<hooked>(config, s);
-    auto b = std::make_unique<hooked>(config, s);
-    a->live.start_handshake();
-    s.step_to(20);
-    b->live.start_handshake();
-    s.step_to(100);
-    BOOST_TEST_REQUIRE(a->events.size() == 1U);
-    BOOST_TEST_REQUIRE(b->events.size() == 1U);
-    BOOST_TEST((a->events[0].first == idlewheel::liveness_event::handshake_timeout));
-    BOOST_TEST(a->events[0].second == 50);
-    BOOST_TEST(b->events[0].second == 70);  // each session's own hook, at its own time
+    idlewheel::test::liveness::expect_each_session_hooked(s, config);
     BOOST_TEST(s.live.handshake_timeouts == 2U);
 }
 
@@ -312,32 +297,11 @@ BOOST_AUTO_TEST_CASE(member_liveness_config_takes_a_captureless_lambda_as_the_ho
     BOOST_TEST(h.events[0].second <= -80);  // the lambda ran (it negates the time), not on_liveness
 }
 
-namespace {
-struct line;
-using line_config = idlewheel::stream_liveness_config<line, net::ip::tcp::socket, wheel_type>;
-struct line {
-    line(net::io_context& io, const line_config& c) : socket(io), live(c, *this) { socket.open(net::ip::tcp::v4()); }
-    void on_liveness(idlewheel::liveness_event e) {
-        events.push_back(e);
-        socket_open_in_hook = socket.is_open();
-    }
-    net::ip::tcp::socket socket;
-    idlewheel::stream_liveness<line, net::ip::tcp::socket, wheel_type> live;
-    std::vector<idlewheel::liveness_event> events;
-    bool socket_open_in_hook = true;
-};
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(stream_liveness_config_calls_the_bound_hook_after_closing_the_socket) {
     scene s;
     const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
                              bind_member<&line::on_liveness>());
-    line l(s.io, config);
-    l.live.start_handshake();
-    s.step_to(100);
-    BOOST_TEST_REQUIRE(l.events.size() == 1U);
-    BOOST_TEST((l.events[0] == idlewheel::liveness_event::handshake_timeout));
-    BOOST_TEST(!l.socket_open_in_hook);  // the object acted first, the hook last
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
     // With a ping_interval a hook is required: bind_member's, or a lambda's, is one.
     BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
                                      bind_member<&line::on_liveness>()));

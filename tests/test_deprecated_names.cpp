@@ -23,6 +23,8 @@
 #define BOOST_TEST_MODULE deprecated_names
 #include <boost/test/unit_test.hpp>
 
+#include "support/hooked_sessions.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -35,6 +37,10 @@ namespace {
 using namespace std::chrono_literals;
 using idlewheel::test::liveness::scene;
 using idlewheel::test::liveness::wheel_type;
+using idlewheel::test::liveness::hooked;
+using idlewheel::test::liveness::hooked_config;
+using idlewheel::test::liveness::line;
+using idlewheel::test::liveness::line_config;
 
 struct target {
     const scene* stage = nullptr;
@@ -66,32 +72,8 @@ static_assert(std::is_same_v<decltype(idlewheel::adjust_member<&target::same>(st
 // The old enumerator is the new one.
 static_assert(idlewheel::heartbeat_event::peer_dead == idlewheel::heartbeat_event::dead_peer);
 
-// A session whose liveness calls a member function: the hook of 1.0 was `&hooked::on_liveness`.
-struct hooked;
-using hooked_config = idlewheel::member_liveness_config<hooked, wheel_type>;
-struct hooked {
-    hooked(const hooked_config& c, const scene& st) : live(c, *this), stage(&st) {}
-    void on_liveness(idlewheel::liveness_event e) { events.emplace_back(e, stage->now_ms()); }
-    std::vector<int> padding_before{1, 2, 3};
-    idlewheel::member_liveness<hooked, wheel_type> live;
-    const scene* stage;
-    std::vector<std::pair<idlewheel::liveness_event, std::int64_t>> events;
-};
+// The hook of 1.0 was a member pointer, `&hooked::on_liveness`, of the type hook_type.
 static_assert(std::is_same_v<hooked_config::hook_type, void (hooked::*)(idlewheel::liveness_event)>);
-
-struct line;
-using line_config = idlewheel::stream_liveness_config<line, net::ip::tcp::socket, wheel_type>;
-struct line {
-    line(net::io_context& io, const line_config& c) : socket(io), live(c, *this) { socket.open(net::ip::tcp::v4()); }
-    void on_liveness(idlewheel::liveness_event e) {
-        events.push_back(e);
-        socket_open_in_hook = socket.is_open();
-    }
-    net::ip::tcp::socket socket;
-    idlewheel::stream_liveness<line, net::ip::tcp::socket, wheel_type> live;
-    std::vector<idlewheel::liveness_event> events;
-    bool socket_open_in_hook = true;
-};
 
 // 1.0's session_liveness_config handler: a function taking the context first.
 void record_event(void* context, idlewheel::basic_session_liveness<wheel_type>&, idlewheel::liveness_event e) {
@@ -186,31 +168,17 @@ BOOST_AUTO_TEST_CASE(liveness_stats_initialized_as_in_1_0_keeps_its_meaning) {
 BOOST_AUTO_TEST_CASE(member_liveness_config_still_takes_a_member_pointer_hook) {
     scene s;
     const hooked_config config(s.wheel, {.handshake_timeout = 50ms}, &hooked::on_liveness, &s.live);
+    idlewheel::test::liveness::expect_each_session_hooked(s, config);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
     const hooked_config::hook_type old_hook = &hooked::on_liveness;  // 1.0's name of the type
     const hooked_config same(s.wheel, {.handshake_timeout = 50ms}, old_hook);
-    auto a = std::make_unique<hooked>(config, s);
-    auto b = std::make_unique<hooked>(config, s);
-    a->live.start_handshake();
-    s.step_to(20);
-    b->live.start_handshake();
-    s.step_to(100);
-    BOOST_TEST_REQUIRE(a->events.size() == 1U);
-    BOOST_TEST_REQUIRE(b->events.size() == 1U);
-    BOOST_TEST((a->events[0].first == idlewheel::liveness_event::handshake_timeout));
-    BOOST_TEST(a->events[0].second == 50);
-    BOOST_TEST(b->events[0].second == 70);  // each on its own session
-    BOOST_TEST(s.live.handshake_timeouts == 2U);
+    idlewheel::test::liveness::expect_each_session_hooked(s, same);
 }
 
 BOOST_AUTO_TEST_CASE(stream_liveness_config_still_takes_a_member_pointer_hook) {
     scene s;
     const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live, &line::on_liveness);
-    line l(s.io, config);
-    l.live.start_handshake();
-    s.step_to(100);
-    BOOST_TEST_REQUIRE(l.events.size() == 1U);
-    BOOST_TEST((l.events[0] == idlewheel::liveness_event::handshake_timeout));
-    BOOST_TEST(!l.socket_open_in_hook);  // the socket closed first, the hook last, as before
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
     // The member pointer counts as the hook a ping_interval needs.
     BOOST_CHECK_NO_THROW(
         line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, &line::on_liveness));

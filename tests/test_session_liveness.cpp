@@ -91,10 +91,10 @@ BOOST_AUTO_TEST_CASE(idle_heartbeat_and_deadlines_fit_in_64_bytes) {
 
 BOOST_AUTO_TEST_CASE(options_out_of_range_are_refused) {
     scene s;
-    BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, &session_fixture::on_event), std::invalid_argument);
-    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, &session_fixture::on_event),
+    BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, config_type::bound_handler{&session_fixture::on_event}), std::invalid_argument);
+    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, config_type::bound_handler{&session_fixture::on_event}),
                       std::invalid_argument);
-    BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, &session_fixture::on_event));
+    BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, config_type::bound_handler{&session_fixture::on_event}));
 }
 
 // ---- handshake ------------------------------------------------------------------------------

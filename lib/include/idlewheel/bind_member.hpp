@@ -20,15 +20,15 @@
  * A captureless lambda fits wherever its signature is the function pointer's (C++17 converts
  * it): `{[](void* context, ...) {...}, context}` for a callback, `[](Session& s,
  * idlewheel::liveness_event e) {...}` for a hook. Nothing allocates and nothing is a
- * std::function: a handler is two pointers, a hook one, and a wheel entry stays what it was.
+ * std::function: a handler is two pointers, a hook one function pointer (or nothing at all
+ * with bind_member<&Session::f>()), kept in the config: no session grows by a byte.
  *
- * Why not folly's virtual `Callback` base: a session then pays a vtable pointer per entry
- * and can be one callback only (an idle_watch, a heartbeat and a timer in one session would
- * each need a wrapper object); a {function, context} pair is the same single indirect call,
- * and bind_member writes it. Why not the member pointers of 1.0 (`hook_type`, `Session::*`):
- * a call through a runtime member pointer is a second idiom, bigger (two words) and slower
- * (an extra branch for virtual members); they still compile in 1.x, deprecated, and 2.0
- * drops them (CHANGELOG.md).
+ * Why not folly's virtual `Callback` base (HHWheelTimer::Callback): every entry would carry a
+ * vtable pointer, and a session deriving from it is one callback only (an idle_watch, a
+ * heartbeat and a timer in one session would each need a wrapper); a {function, context} pair
+ * is the same single indirect call. Why not 1.0's member pointers (`hook_type`, `&Session::f`
+ * as a runtime value): a second idiom, twice a function pointer's size, called through a
+ * check for virtual members; they still compile in 1.x, deprecated; 2.0 drops them.
  */
 
 #include <idlewheel/callback.hpp>
