@@ -3,26 +3,35 @@
 
 // idlewheel::bind_member on every handler shape, on a manual-clock wheel: timer_node
 // (timer_callback), idle_watch (idle_handler), heartbeat (heartbeat_handler), repeating_timer
-// (timer_callback and its repeat_adjust hook) and session_liveness_config (bound_handler). Each
-// case checks that the bound member of the right object runs, with the arguments of its shape,
-// at the time the component promises; the compile-time cases check which shapes a member can
-// serve and that a binding is a pointer and nothing more.
+// (timer_callback and its repeat_adjust hook) and session_liveness_config (bound_handler), all
+// of them idlewheel::callback (callback.hpp); and bind_member<&S::f>() with no object, the hook
+// of member_liveness_config and stream_liveness_config, beside a captureless lambda. Each case
+// checks that the bound member of the right object runs, with the arguments of its shape, at
+// the time the component promises; the compile-time cases check which shapes a member can
+// serve and that a binding is a pointer (a hook nothing) and nothing more.
 
 #include "support/liveness_scene.hpp"
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/heartbeat.hpp>
 #include <idlewheel/idle_watch.hpp>
+#include <idlewheel/member_liveness.hpp>
 #include <idlewheel/repeating_timer.hpp>
 #include <idlewheel/session_liveness.hpp>
+#include <idlewheel/stream_liveness.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
 #define BOOST_TEST_MODULE bind_member
 #include <boost/test/unit_test.hpp>
 
+#include "support/hooked_sessions.hpp"
+
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -31,6 +40,10 @@ using namespace std::chrono_literals;
 using idlewheel::bind_member;
 using idlewheel::test::liveness::scene;
 using idlewheel::test::liveness::wheel_type;
+using idlewheel::test::liveness::hooked;
+using idlewheel::test::liveness::hooked_config;
+using idlewheel::test::liveness::line;
+using idlewheel::test::liveness::line_config;
 
 // One object with a member for every shape, recording what it was called with.
 struct target {
@@ -108,6 +121,40 @@ static_assert(sizeof(idlewheel::timer_callback) == 2 * sizeof(void*));
 target constant_target;
 constexpr idlewheel::timer_callback constant_callback = bind_member<&target::on_timer>(&constant_target);
 static_assert(constant_callback.context == &constant_target);
+
+// The five handler shapes are one template, idlewheel::callback, of their signatures.
+static_assert(std::is_same_v<idlewheel::timer_callback, idlewheel::callback<void()>>);
+static_assert(std::is_same_v<idlewheel::idle_handler, idlewheel::callback<void(idlewheel::idle_kind, bool)>>);
+static_assert(std::is_same_v<idlewheel::heartbeat_handler, idlewheel::callback<void(idlewheel::heartbeat_event)>>);
+static_assert(std::is_same_v<idlewheel::repeat_adjust,
+                             idlewheel::callback<std::chrono::nanoseconds(std::chrono::nanoseconds) noexcept>>);
+static_assert(std::is_same_v<session_handler, idlewheel::callback<void(idlewheel::basic_session_liveness<wheel_type>&,
+                                                                       idlewheel::liveness_event)>>);
+// Still aggregates of {function, context}, as in 1.0: `{&f, context}` and `{}` initialize them.
+static_assert(std::is_aggregate_v<idlewheel::timer_callback>);
+static_assert(std::is_aggregate_v<idlewheel::repeat_adjust>);
+constexpr idlewheel::timer_callback no_callback{};
+static_assert(!no_callback && no_callback.context == nullptr);
+static_assert(static_cast<bool>(constant_callback));
+
+// ---- bind_member<&S::f>(): a hook, the object given at each call ----------------------------
+
+struct derived_hooked : base_with_member {};
+
+using liveness_hook = idlewheel::member_hook<&hooked::on_liveness>;
+static_assert(std::is_same_v<decltype(bind_member<&hooked::on_liveness>()), liveness_hook>);
+static_assert(std::is_empty_v<liveness_hook>);  // nothing stored: the config calls the member directly
+// It converts to the plain function the configs take as a hook (what a captureless lambda converts to) ...
+static_assert(std::is_convertible_v<liveness_hook, hooked_config::hook_function>);
+static_assert(std::is_convertible_v<liveness_hook, void (*)(hooked&, idlewheel::liveness_event)>);
+// ... of a base class's member too, called on the derived object ...
+static_assert(std::is_convertible_v<idlewheel::member_hook<&base_with_member::bump>, void (*)(derived_hooked&)>);
+// ... and to nothing the member cannot serve, nor to a callback (which has no object to call).
+static_assert(!std::is_convertible_v<liveness_hook, void (*)(hooked&)>);
+static_assert(!std::is_convertible_v<liveness_hook, void (*)(target&, idlewheel::liveness_event)>);
+static_assert(!std::is_convertible_v<idlewheel::member_hook<&target::on_timer>, void (*)(target&, idlewheel::liveness_event)>);
+static_assert(!std::is_convertible_v<liveness_hook, idlewheel::timer_callback>);
+static_assert(!std::is_convertible_v<liveness_hook, hooked_config::bound_handler>);
 
 }  // namespace
 
@@ -207,4 +254,59 @@ BOOST_AUTO_TEST_CASE(session_liveness_config_takes_a_bound_handler) {
     // The close deadline is counted as such, not as an operation timeout.
     BOOST_TEST(s.live.close_timeouts == 1U);
     BOOST_TEST(s.live.operation_timeouts == 0U);
+}
+
+// ---- callback: a captureless lambda fits `function` -----------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_captureless_lambda_taking_the_context_is_a_callback) {
+    scene s;
+    target t;
+    t.stage = &s;
+    idlewheel::timer_node node{{[](void* context) { static_cast<target*>(context)->on_timer(); }, &t}};
+    s.wheel.schedule(node, 40ms);
+    const idlewheel::heartbeat_handler beat{
+        [](void* context, idlewheel::heartbeat_event e) { static_cast<target*>(context)->on_heartbeat(e); }, &t};
+    beat(idlewheel::heartbeat_event::send_ping);  // callback::operator(): function(context, args...)
+    s.step_to(100);
+    BOOST_TEST(t.fired == (std::vector<std::int64_t>{40}), boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(t.beats.size() == 1U);
+    BOOST_TEST((t.beats[0].first == idlewheel::heartbeat_event::send_ping));
+}
+
+// ---- hooks: bind_member<&S::f>() and a lambda ------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(member_liveness_config_calls_the_hook_bind_member_names_on_each_session) {
+    scene s;
+    const hooked_config config(s.wheel, {.handshake_timeout = 50ms}, bind_member<&hooked::on_liveness>(), &s.live);
+    idlewheel::test::liveness::expect_each_session_hooked(s, config);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
+}
+
+BOOST_AUTO_TEST_CASE(member_liveness_config_takes_a_captureless_lambda_as_the_hook) {
+    scene s;
+    const hooked_config config(
+        s.wheel, {.idle_timeout = 80ms},
+        [](hooked& h, idlewheel::liveness_event e) { h.events.emplace_back(e, -h.stage->now_ms()); }, &s.live);
+    hooked h(config, s);
+    h.live.start();
+    s.step_to(79);
+    BOOST_TEST(h.events.empty());
+    s.step_to(200);
+    BOOST_TEST_REQUIRE(h.events.size() == 1U);
+    BOOST_TEST((h.events[0].first == idlewheel::liveness_event::idle));
+    BOOST_TEST(h.events[0].second <= -80);  // the lambda ran (it negates the time), not on_liveness
+}
+
+BOOST_AUTO_TEST_CASE(stream_liveness_config_calls_the_bound_hook_after_closing_the_socket) {
+    scene s;
+    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
+                             bind_member<&line::on_liveness>());
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
+    // With a ping_interval a hook is required: bind_member's, or a lambda's, is one.
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+                                     bind_member<&line::on_liveness>()));
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+                                     [](line&, idlewheel::liveness_event) {}));
+    BOOST_CHECK_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, nullptr),
+                      std::invalid_argument);
 }

@@ -947,10 +947,10 @@ BOOST_FIXTURE_TEST_CASE(a_session_liveness_reports_its_next_decision_time, fixtu
     std::vector<idlewheel::liveness_event> events;
     idlewheel::basic_session_liveness_config<wheel_type> config(
         wheel, opts,
-        [](void* ctx, live_type&, idlewheel::liveness_event e) {
+        {[](void* ctx, live_type&, idlewheel::liveness_event e) {
             static_cast<std::vector<idlewheel::liveness_event>*>(ctx)->push_back(e);
         },
-        &events);
+        &events});
     live_type live(config);
     BOOST_TEST(ms(live.expiry()) == -1);
     live.start_handshake();

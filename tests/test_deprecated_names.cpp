@@ -5,17 +5,31 @@
 // member binders (call_member, idle_member, heartbeat_member, adjust_member, now forwarders to
 // bind_member), heartbeat_event::peer_dead (an alias of dead_peer), error::idle_timeout and
 // error::dead_peer (reported by nothing, kept with their values and messages), and a
-// liveness_stats aggregate-initialized as in 1.0 (close_timeouts was added last). Built with
+// liveness_stats aggregate-initialized as in 1.0 (close_timeouts was added last), the
+// member-pointer hooks of member_liveness_config, stream_liveness_config and
+// beast::websocket_liveness_config (`&Session::on_liveness`, `hook_type`: now
+// bind_member<&Session::on_liveness>()), and the handler of session_liveness_config as a
+// function and a context apart (now one bound_handler). Built with
 // -Wno-deprecated-declarations (tests/CMakeLists.txt): everywhere else the names warn.
 
 #include "support/liveness_scene.hpp"
 
+#if !defined(IDLEWHEEL_STANDALONE_ASIO)
+#include <idlewheel/beast/websocket_liveness.hpp>
+
+#include <boost/asio/io_context.hpp>
+#endif
+
 #define BOOST_TEST_MODULE deprecated_names
 #include <boost/test/unit_test.hpp>
 
+#include "support/hooked_sessions.hpp"
+
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -23,6 +37,10 @@ namespace {
 using namespace std::chrono_literals;
 using idlewheel::test::liveness::scene;
 using idlewheel::test::liveness::wheel_type;
+using idlewheel::test::liveness::hooked;
+using idlewheel::test::liveness::hooked_config;
+using idlewheel::test::liveness::line;
+using idlewheel::test::liveness::line_config;
 
 struct target {
     const scene* stage = nullptr;
@@ -53,6 +71,21 @@ static_assert(std::is_same_v<decltype(idlewheel::adjust_member<&target::same>(st
 
 // The old enumerator is the new one.
 static_assert(idlewheel::heartbeat_event::peer_dead == idlewheel::heartbeat_event::dead_peer);
+
+// The hook of 1.0 was a member pointer, `&hooked::on_liveness`, of the type hook_type.
+static_assert(std::is_same_v<hooked_config::hook_type, void (hooked::*)(idlewheel::liveness_event)>);
+
+// 1.0's session_liveness_config handler: a function taking the context first.
+void record_event(void* context, idlewheel::basic_session_liveness<wheel_type>&, idlewheel::liveness_event e) {
+    static_cast<std::vector<idlewheel::liveness_event>*>(context)->push_back(e);
+}
+
+// A transport layer's config as 1.0 wrote it: the handler set after construction.
+struct late_config : idlewheel::basic_session_liveness_config<wheel_type> {
+    late_config(wheel_type& w, const idlewheel::session_liveness_options& o)
+        : basic_session_liveness_config(w, o, nullptr, nullptr, nullptr) {}
+    using basic_session_liveness_config::set_handler;
+};
 
 }  // namespace
 
@@ -131,3 +164,87 @@ BOOST_AUTO_TEST_CASE(liveness_stats_initialized_as_in_1_0_keeps_its_meaning) {
     BOOST_TEST(old.operation_timeouts == 7U);
     BOOST_TEST(old.close_timeouts == 0U);
 }
+
+BOOST_AUTO_TEST_CASE(member_liveness_config_still_takes_a_member_pointer_hook) {
+    scene s;
+    const hooked_config config(s.wheel, {.handshake_timeout = 50ms}, &hooked::on_liveness, &s.live);
+    idlewheel::test::liveness::expect_each_session_hooked(s, config);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
+    const hooked_config::hook_type old_hook = &hooked::on_liveness;  // 1.0's name of the type
+    const hooked_config same(s.wheel, {.handshake_timeout = 50ms}, old_hook);
+    idlewheel::test::liveness::expect_each_session_hooked(s, same);
+}
+
+BOOST_AUTO_TEST_CASE(stream_liveness_config_still_takes_a_member_pointer_hook) {
+    scene s;
+    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live, &line::on_liveness);
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
+    // The member pointer counts as the hook a ping_interval needs.
+    BOOST_CHECK_NO_THROW(
+        line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, &line::on_liveness));
+    const line_config::hook_type no_hook = nullptr;
+    BOOST_CHECK_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, no_hook),
+                      std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(session_liveness_config_still_takes_a_function_and_a_context) {
+    scene s;
+    std::vector<idlewheel::liveness_event> seen;
+    const idlewheel::basic_session_liveness_config<wheel_type> config(s.wheel, {.handshake_timeout = 30ms},
+                                                                       &record_event, &seen, &s.live);
+    idlewheel::basic_session_liveness<wheel_type> session(config);
+    session.start_handshake();
+    s.step_to(100);
+    BOOST_TEST_REQUIRE(seen.size() == 1U);
+    BOOST_TEST((seen[0] == idlewheel::liveness_event::handshake_timeout));
+    BOOST_TEST(s.live.handshake_timeouts == 1U);
+
+    // set_handler(function, context), 1.0's, after a construction without a handler.
+    std::vector<idlewheel::liveness_event> later;
+    late_config late(s.wheel, {.idle_timeout = 40ms});
+    late.set_handler(&record_event, &later);
+    idlewheel::basic_session_liveness<wheel_type> other(late);
+    other.start();
+    s.step_to(200);
+    BOOST_TEST_REQUIRE(later.size() == 1U);
+    BOOST_TEST((later[0] == idlewheel::liveness_event::idle));
+}
+
+#if !defined(IDLEWHEEL_STANDALONE_ASIO)
+namespace {
+struct ws_session : std::enable_shared_from_this<ws_session> {
+    using stream_type = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>;
+    ws_session(boost::asio::io_context& io, const idlewheel::beast::websocket_liveness_config<ws_session>& c)
+        : ws(io), live(c, *this) {}
+    void on_liveness(idlewheel::liveness_event e) {
+        events.push_back(e);
+        socket_open_in_hook = ws.next_layer().is_open();
+    }
+    stream_type ws;
+    idlewheel::beast::websocket_liveness<ws_session> live;
+    std::vector<idlewheel::liveness_event> events;
+    bool socket_open_in_hook = true;
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(websocket_liveness_config_still_takes_a_member_pointer_hook) {
+    // websocket_liveness_config is on a steady_clock wheel: a short handshake deadline on the
+    // real clock, the io_context run until it passed (however slowly: nothing else is timed).
+    boost::asio::io_context io;
+    idlewheel::wheel_timer wheel(io);
+    idlewheel::liveness_stats stats;
+    const idlewheel::beast::websocket_liveness_config<ws_session> config(wheel, &ws_session::ws,
+                                                                         {.handshake_timeout = 20ms}, &stats,
+                                                                         &ws_session::on_liveness);
+    const idlewheel::beast::websocket_liveness_config<ws_session> unnamed_stream(wheel, {}, &stats,
+                                                                                 &ws_session::on_liveness);
+    auto session = std::make_shared<ws_session>(io, config);
+    session->ws.next_layer().open(boost::asio::ip::tcp::v4());
+    session->live.start();
+    for (int i = 0; i < 1000 && session->events.empty(); ++i) io.run_one_for(std::chrono::milliseconds(10));
+    BOOST_TEST_REQUIRE(session->events.size() == 1U);
+    BOOST_TEST((session->events[0] == idlewheel::liveness_event::handshake_timeout));
+    BOOST_TEST(!session->socket_open_in_hook);  // dropped first, the hook last
+    BOOST_TEST(stats.handshake_timeouts == 1U);
+}
+#endif

@@ -60,7 +60,7 @@ namespace {
 
 struct hooked_config : idlewheel::basic_session_liveness_config<wheel_type> {
     hooked_config(wheel_type& wheel, const idlewheel::session_liveness_options& o, idlewheel::liveness_stats* stats)
-        : basic_session_liveness_config(wheel, o, &on_event, nullptr, stats) {}
+        : basic_session_liveness_config(wheel, o, {&on_event, nullptr}, stats) {}
     static void on_event(void*, idlewheel::basic_session_liveness<wheel_type>& live, idlewheel::liveness_event e);
     idlewheel::owner_offset session_at;
 };

@@ -54,7 +54,7 @@ struct seen {
 // One session on the scene's wheel: its events with their times, and what to do on each.
 struct session_fixture : scene {
     explicit session_fixture(const session_liveness_options& o, const idlewheel::wheel_options& w = {})
-        : scene(w), config(wheel, o, &on_event, this, &live) {
+        : scene(w), config(wheel, o, {&on_event, this}, &live) {
         session = std::make_unique<live_type>(config);  // on the heap: ASan sees a use after destruction
     }
 
@@ -91,10 +91,10 @@ BOOST_AUTO_TEST_CASE(idle_heartbeat_and_deadlines_fit_in_64_bytes) {
 
 BOOST_AUTO_TEST_CASE(options_out_of_range_are_refused) {
     scene s;
-    BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, &session_fixture::on_event), std::invalid_argument);
-    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, &session_fixture::on_event),
+    BOOST_CHECK_THROW(config_type(s.wheel, {.ping_interval = 1s}, config_type::bound_handler{&session_fixture::on_event}), std::invalid_argument);
+    BOOST_CHECK_THROW(config_type(s.wheel, {.idle_timeout = 24h * 30}, config_type::bound_handler{&session_fixture::on_event}),
                       std::invalid_argument);
-    BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, &session_fixture::on_event));
+    BOOST_CHECK_NO_THROW(config_type(s.wheel, {.idle_timeout = 24h * 3}, config_type::bound_handler{&session_fixture::on_event}));
 }
 
 // ---- handshake ------------------------------------------------------------------------------
@@ -742,7 +742,7 @@ bool client_sees_end(loopback& l) {
 
 BOOST_AUTO_TEST_CASE(stream_liveness_closes_an_idle_socket) {
     loopback l;
-    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 200ms}, &l.live, &line_session::on_liveness);
+    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 200ms}, &l.live, idlewheel::bind_member<&line_session::on_liveness>());
     line_session s(std::move(l.server_side), config, l);
     BOOST_TEST(sizeof(s.live) <= 64U);
     s.live.start();
@@ -769,7 +769,7 @@ BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead
     loopback l;
     line_config config(l.wheel, &line_session::socket,
                        {.idle_timeout = 10s, .ping_interval = 100ms, .pong_timeout = 50ms}, &l.live,
-                       &line_session::on_liveness);
+                       idlewheel::bind_member<&line_session::on_liveness>());
     BOOST_CHECK_THROW(line_config(l.wheel, &line_session::socket, {.ping_interval = 100ms, .pong_timeout = 50ms}),
                       std::invalid_argument);  // nothing would send the ping
     line_session s(std::move(l.server_side), config, l);
@@ -799,7 +799,7 @@ BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead
 BOOST_AUTO_TEST_CASE(stream_liveness_close_is_bounded_by_the_close_deadline) {
     loopback l;
     line_config config(l.wheel, &line_session::socket, {.idle_timeout = 10s, .close_timeout = 100ms}, &l.live,
-                       &line_session::on_liveness);
+                       idlewheel::bind_member<&line_session::on_liveness>());
     line_session s(std::move(l.server_side), config, l);
     s.live.start();
     s.read();
@@ -832,7 +832,7 @@ struct hooked_session {
 BOOST_AUTO_TEST_CASE(member_liveness_calls_the_session_that_holds_it) {
     scene s;
     idlewheel::member_liveness_config<hooked_session, wheel_type> config(s.wheel, {.handshake_timeout = 50ms},
-                                                                         &hooked_session::on_liveness, &s.live);
+                                                                         idlewheel::bind_member<&hooked_session::on_liveness>(), &s.live);
     auto a = std::make_unique<hooked_session>(config, s);
     auto b = std::make_unique<hooked_session>(config, s);
     BOOST_TEST(sizeof(a->live) <= 64U);

@@ -13,7 +13,7 @@ struct session {
 
 void compat_session_liveness(idlewheel::wheel_timer& wheel) {
     const idlewheel::member_liveness_config<session> config(wheel, idlewheel::session_liveness_options{},
-                                                            &session::on_liveness);
+                                                            idlewheel::bind_member<&session::on_liveness>());
     session s(config);
     s.live.start_handshake();
 }

@@ -6,6 +6,7 @@
  * @brief idlewheel::heartbeat: ping/pong liveness, apart from application idleness.
  */
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
@@ -36,11 +37,9 @@ struct heartbeat_options {
     std::chrono::nanoseconds jitter{0};         ///< spread of the per-session offset added to ping_interval
 };
 
-/// What a heartbeat calls: function(context, event).
-struct heartbeat_handler {
-    void (*function)(void* context, heartbeat_event event);  ///< called with `context`
-    void* context;  ///< the first argument of `function`
-};
+/// What a heartbeat calls: `function(context, event)` (idlewheel::callback;
+/// bind_member<&T::f>(self) converts to it).
+using heartbeat_handler = callback<void(heartbeat_event event)>;
 
 /// A heartbeat_handler that calls `(self->*Member)(event)`.
 /// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
@@ -142,35 +141,10 @@ public:
     /// jitter offset.
     /// @throws system_error error::too_many_pending (a first start on a full wheel) or
     /// error::stopped; the heartbeat is then stopped.
-    void start() {
-        interval_ = next_interval_;
-        pong_timeout_ = next_pong_timeout_;
-        jitter_ = next_jitter_;
-        if (interval_ == duration::zero()) {
-            stop();
-            return;
-        }
-        const bool was_running = state_ == state::waiting || state_ == state::awaiting_pong;  // its own entry moves
-        state_ = state::waiting;
-        const duration now = access::elapsed_now(*wheel_);
-        heard_ = now.count();
-        const auto spread = static_cast<std::uint64_t>(jitter_.count());
-        offset_ = spread == 0
-                      ? duration::zero()
-                      : duration(static_cast<typename duration::rep>(detail::next_jitter_bits() % (spread + 1)));
-        try {
-            access::schedule_check(*wheel_, node_, after(now, interval_, offset_), now, /*rearm=*/was_running);
-        } catch (...) {
-            state_ = state::stopped;
-            throw;
-        }
-    }
+    void start();
 
     /// Stops; no event until start(). O(1).
-    void stop() noexcept {
-        state_ = state::stopped;
-        node_.cancel();
-    }
+    void stop() noexcept;
 
     /// Something arrived from the peer (any frame, a pong, any byte). A load and a store; no
     /// clock, no timer (see idle_watch).
@@ -180,13 +154,7 @@ public:
     /// times it was started with until then).
     /// @param o the times.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0 (nothing changes).
-    void set_options(const heartbeat_options& o) {
-        if (o.ping_interval > decltype(o.ping_interval)::zero() && o.pong_timeout <= decltype(o.pong_timeout)::zero())
-            throw std::invalid_argument("idlewheel::heartbeat: pong_timeout must be > 0 when ping_interval is set");
-        next_interval_ = detail::saturating_ceil<duration>(o.ping_interval);
-        next_pong_timeout_ = detail::saturating_ceil<duration>(o.pong_timeout);
-        next_jitter_ = detail::saturating_ceil<duration>(o.jitter);
-    }
+    void set_options(const heartbeat_options& o);
 
     /// The state machine's state.
     [[nodiscard]] state current() const noexcept { return state_; }
@@ -197,67 +165,23 @@ private:
     using access = detail::liveness_access<Wheel>;
 
     // t + a + b, saturating (a, b >= 0): a ping interval of duration::max() never pings.
-    [[nodiscard]] static duration after(duration t, duration a, duration b) noexcept {
-        return detail::saturating_add(detail::saturating_add(t, a), b);
-    }
+    [[nodiscard]] static duration after(duration t, duration a, duration b) noexcept;
 
     // The latest time the peer was heard from, as of `now`: a time no earlier than it (a mark
     // of the epoch still open counts as now, and stays a mark until its epoch closes).
-    [[nodiscard]] duration settle_heard(duration now) noexcept {
-        heard_ = access::settled(*wheel_, heard_);
-        return duration(access::resolve(*wheel_, heard_, now.count()));
-    }
+    [[nodiscard]] duration settle_heard(duration now) noexcept;
 
     // Re-arms its own entry for `at` (sooner if `heard_` could age out of the wheel's ring
     // before then). Never refused for max_pending; a stopped wheel ends the heartbeat.
-    void arm(duration at, duration now) noexcept {
-        try {
-            access::schedule_check(*wheel_, node_, at, now, /*rearm=*/true);
-        } catch (...) {
-            state_ = state::stopped;
-        }
-    }
+    void arm(duration at, duration now) noexcept;
 
     // While a ping is unanswered, look again at the pong deadline, or one ping interval from
     // now if that is sooner: an answer only becomes visible at a check, and waiting for the
     // pong deadline alone would put the next ping pong_timeout after the last one instead of
     // ping_interval after the answer.
-    [[nodiscard]] duration next_pong_check(duration now) const noexcept {
-        return std::min(detail::saturating_add(ping_sent_, pong_timeout_), after(now, interval_, offset_));
-    }
+    [[nodiscard]] duration next_pong_check(duration now) const noexcept;
 
-    void fire() {
-        const duration now = access::wake_elapsed(*wheel_);
-        const duration last = settle_heard(now);
-        if (state_ == state::waiting) {
-            if (now < after(last, interval_, offset_)) {
-                arm(after(last, interval_, offset_), now);
-                return;
-            }
-            state_ = state::awaiting_pong;
-            ping_sent_ = now;
-            arm(next_pong_check(now), now);  // before the handler, which may stop, restart or destroy us
-            if (stats_ != nullptr) ++stats_->pings_sent;
-            handler_.function(handler_.context, heartbeat_event::send_ping);
-            return;
-        }
-        if (state_ == state::awaiting_pong) {
-            // Activity that resolves to ping_sent_ or later came after the ping: anything that
-            // resolved to the ping's own wake-up or earlier would have postponed the ping.
-            if (last >= ping_sent_) {
-                state_ = state::waiting;  // answered (a pong or anything else)
-                arm(after(last, interval_, offset_), now);
-                return;
-            }
-            if (now < detail::saturating_add(ping_sent_, pong_timeout_)) {  // not answered yet, but there is time
-                arm(next_pong_check(now), now);
-                return;
-            }
-            state_ = state::dead;
-            if (stats_ != nullptr) ++stats_->dead_peers;
-            handler_.function(handler_.context, heartbeat_event::dead_peer);
-        }
-    }
+    void fire();
 
     // on_inbound() uses only these two: next to each other, it writes one cache line.
     Wheel* wheel_;
@@ -277,5 +201,7 @@ private:
 using heartbeat = basic_heartbeat<wheel_timer>;
 
 }  // namespace idlewheel
+
+#include <idlewheel/impl/heartbeat.hpp>
 
 #endif

@@ -6,6 +6,7 @@
  * @brief idlewheel::idle_watch: Netty's IdleStateHandler for an Asio session, on a shared wheel.
  */
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/destruction_guard.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
@@ -49,11 +50,9 @@ struct idle_options {
     bool observe_output = false;
 };
 
-/// What an idle_watch calls: function(context, kind, first).
-struct idle_handler {
-    void (*function)(void* context, idle_kind kind, bool first);  ///< called with `context`
-    void* context;  ///< the first argument of `function`
-};
+/// What an idle_watch calls: `function(context, kind, first)` (idlewheel::callback;
+/// bind_member<&T::f>(self) converts to it).
+using idle_handler = callback<void(idle_kind kind, bool first)>;
 
 /// An idle_handler that calls `(self->*Member)(kind, first)`.
 /// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
@@ -149,24 +148,10 @@ public:
     /// Starts (or restarts) watching: every kind counts as active now; first flags reset.
     /// Reads the clock once.
     /// @throws system_error error::too_many_pending or error::stopped (then not running).
-    void start() {
-        // Restarting a running watch (its handler included, while its entry is out of the
-        // wheel) moves its own entry: that never counts against max_pending.
-        const bool was_running = running_;
-        running_ = true;
-        ++generation_;
-        const duration now = access::elapsed_now(*wheel_);
-        for (auto& a : activity_) a = now.count();
-        for (auto& e : last_report_) e = never;
-        arm_or_stop(now, /*rearm=*/was_running);
-    }
+    void start();
 
     /// Stops watching; no report until start(). O(1).
-    void stop() noexcept {
-        running_ = false;
-        ++generation_;
-        node_.cancel();
-    }
+    void stop() noexcept;
 
     /// Same as start(): activity of every kind as of now, first flags reset.
     /// @throws system_error as start().
@@ -186,15 +171,10 @@ public:
     /// this moves its own entry, which never counts against max_pending.
     /// @param options the new times.
     /// @throws system_error error::stopped if the wheel was stopped (then not running).
-    void set_options(const idle_options& options) {
-        apply(options);
-        if (running_) arm_or_stop(access::elapsed_now(*wheel_), /*rearm=*/true);
-    }
+    void set_options(const idle_options& options);
 
     /// The times in use (rounded up to the wheel's duration).
-    [[nodiscard]] idle_options options() const noexcept {
-        return {to_ns(time_[0]), to_ns(time_[1]), to_ns(time_[2]), observe_output_};
-    }
+    [[nodiscard]] idle_options options() const noexcept;
     /// True between start() and stop() (false again if the wheel refused or was stopped).
     [[nodiscard]] bool running() const noexcept { return running_; }
 
@@ -212,99 +192,30 @@ private:
     static constexpr duration never = duration::min();
     static constexpr duration off = duration::zero();
 
-    static std::chrono::nanoseconds to_ns(duration d) noexcept {
-        return std::chrono::duration_cast<std::chrono::nanoseconds>(d);
-    }
+    static std::chrono::nanoseconds to_ns(duration d) noexcept;
 
-    void apply(const idle_options& o) noexcept {
-        time_[0] = detail::saturating_ceil<duration>(o.reader);
-        time_[1] = detail::saturating_ceil<duration>(o.writer);
-        time_[2] = detail::saturating_ceil<duration>(o.all);
-        observe_output_ = o.observe_output;
-    }
+    void apply(const idle_options& o) noexcept;
 
     // The latest activity of idle kind `kind` as of `now`: a time no earlier than it (marks
     // of the epoch still open count as now), so never a false report.
-    [[nodiscard]] duration last_activity(unsigned kind, duration now) const noexcept {
-        const auto at = [&](activity_kind a) { return duration(access::resolve(*wheel_, activity_[a], now.count())); };
-        const duration r = at(read);
-        duration w = at(write);
-        if (observe_output_) w = std::max(w, at(progress));
-        if (kind == 0) return r;
-        if (kind == 1) return w;
-        return std::max(r, w);
-    }
+    [[nodiscard]] duration last_activity(unsigned kind, duration now) const noexcept;
 
     // Turns marks of closed epochs into times while they still resolve exactly (see
     // activity_epochs::max_mark_age).
-    void settle() noexcept {
-        for (auto& a : activity_) a = access::settled(*wheel_, a);
-    }
+    void settle() noexcept;
 
     // When kind `k` is next due: a full period after its latest activity or its latest report.
-    [[nodiscard]] duration due(unsigned k, duration now) const noexcept {
-        return detail::saturating_add(std::max(last_activity(k, now), last_report_[k]), time_[k]);
-    }
+    [[nodiscard]] duration due(unsigned k, duration now) const noexcept;
 
-    void arm_for(duration now, bool rearm) {
-        settle();
-        duration next = duration::max();
-        for (unsigned k = 0; k < 3; ++k)
-            if (time_[k] != off) next = std::min(next, due(k, now));
-        if (next == duration::max()) {
-            node_.cancel();
-            return;
-        }
-        access::schedule_check(*wheel_, node_, next, now, rearm);  // sooner if a mark could age out first
-    }
+    void arm_for(duration now, bool rearm);
 
     // Arms; if the wheel refuses (stopped, or full for a first arm), the watch is not running.
-    void arm_or_stop(duration now, bool rearm) {
-        try {
-            arm_for(now, rearm);
-        } catch (...) {
-            running_ = false;
-            ++generation_;
-            throw;
-        }
-    }
+    void arm_or_stop(duration now, bool rearm);
 
-    void count(unsigned kind) noexcept {
-        if (stats_ == nullptr) return;
-        if (kind == 0)
-            ++stats_->reader_idle;
-        else if (kind == 1)
-            ++stats_->writer_idle;
-        else
-            ++stats_->all_idle;
-    }
+    void count(unsigned kind) noexcept;
 
     // The wheel entry came due: report every kind that has been quiet for its full time.
-    void check() {
-        if (!running_) return;
-        const duration now = access::wake_elapsed(*wheel_);
-        settle();  // marks of closed epochs become times once, not at every due() below
-        detail::destruction_guard guard(destruction_);
-        const std::uint64_t generation = generation_;
-        for (unsigned k = 0; k < 3; ++k) {
-            if (time_[k] == off || now < due(k, now)) continue;
-            // Strictly later than the report: activity after a report is stamped after the
-            // wake-up that ran it, even at the same clock reading (see on_wake).
-            const bool first = last_activity(k, now) > last_report_[k];
-            last_report_[k] = now;
-            count(k);
-            handler_.function(handler_.context, static_cast<idle_kind>(k), first);
-            if (guard.destroyed()) return;         // the handler closed the session
-            if (generation != generation_) break;  // it stopped or restarted the watch
-        }
-        if (!running_ || generation != generation_) return;
-        // Re-arming our own entry never counts against max_pending; only a stopped wheel
-        // refuses it, and then the watch ends with the wheel (arm_or_stop; nobody to tell).
-        try {
-            arm_or_stop(now, /*rearm=*/true);
-        } catch (...) {  // NOLINT(bugprone-empty-catch): the watch has stopped, as documented
-        }
-    }
+    void check();
 
     // on_read() / on_write() use only these two: kept next to each other, a touch writes one
     // cache line of the session.
@@ -325,5 +236,7 @@ private:
 using idle_watch = basic_idle_watch<wheel_timer>;
 
 }  // namespace idlewheel
+
+#include <idlewheel/impl/idle_watch.hpp>
 
 #endif

@@ -10,6 +10,7 @@
 // tests/umbrella_header.cmake checks it (and tests/header_layers.py that nothing in lib/
 // includes this header).
 #include <idlewheel/bind_member.hpp>
+#include <idlewheel/callback.hpp>
 #include <idlewheel/cancel_after.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/heartbeat.hpp>

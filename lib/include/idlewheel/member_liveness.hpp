@@ -10,42 +10,80 @@
  * session_liveness.hpp (either may come first).
  */
 
+#include <idlewheel/bind_member.hpp>
+#include <idlewheel/detail/owner_hook.hpp>
 #include <idlewheel/owner_offset.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_timer.hpp>
+
+#include <type_traits>
 
 namespace idlewheel {
 
 template <class Session, class Wheel = wheel_timer>
 class member_liveness;
 
-/// The config of member_liveness: the hook is a member function of the session.
+/// The config of member_liveness: the hook is a member function of the session,
+/// `bind_member<&Session::on_liveness>()`, or a function of the session (a captureless lambda
+/// `[](Session& s, idlewheel::liveness_event e) {...}`).
 template <class Session, class Wheel = wheel_timer>
 class member_liveness_config : public basic_session_liveness_config<Wheel> {
-public:
-    using hook_type = void (Session::*)(liveness_event);  ///< The member function told of every event.
+    using base = basic_session_liveness_config<Wheel>;
+    using owner_hook = detail::owner_hook<Session, liveness_event>;
 
+public:
+    /// The hook as a plain function: called with the session holding the object and the event.
+    using hook_function = void (*)(Session& session, liveness_event event);
+    /// The hook as a member pointer, the form of 1.0.
+    /// @deprecated Use bind_member<&Session::f>() (or a hook_function); 2.0 drops it.
+    using hook_type [[deprecated("use idlewheel::bind_member<&Session::f>()")]] = typename owner_hook::member_pointer;
+
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param hook the member function every event calls, on the session holding the object:
+    /// `bind_member<&Session::on_liveness>()` (called directly).
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as basic_session_liveness_config.
+    template <auto Member>
+    member_liveness_config(Wheel& wheel, const session_liveness_options& options, member_hook<Member> hook,
+                           liveness_stats* stats = nullptr)
+        : base(wheel, options, {&dispatch<typename owner_hook::template direct<Member>>, this}, stats) {
+        (void)hook;
+    }
+
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param hook the function every event calls with the session holding the object (a
+    /// captureless lambda converts to it); must not be null.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as basic_session_liveness_config.
+    member_liveness_config(Wheel& wheel, const session_liveness_options& options, hook_function hook,
+                           liveness_stats* stats = nullptr)
+        : base(wheel, options, {&dispatch<typename owner_hook::by_function>, this}, stats), hook_{hook, nullptr} {}
+
+    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it.
+    /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times.
     /// @param hook the member function every event calls, on the session holding the object.
     /// @param stats the counters, or null.
     /// @throws std::invalid_argument as basic_session_liveness_config.
-    member_liveness_config(Wheel& wheel, const session_liveness_options& options, hook_type hook,
-                           liveness_stats* stats = nullptr)
-        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats), hook_(hook) {
-        this->set_handler(&dispatch, this);
-    }
+    template <class Hook, std::enable_if_t<owner_hook::template is_member_pointer_v<Hook>, int> = 0>
+    [[deprecated("use idlewheel::bind_member<&Session::f>() as the hook")]] member_liveness_config(
+        Wheel& wheel, const session_liveness_options& options, Hook hook, liveness_stats* stats = nullptr)
+        : base(wheel, options, {&dispatch<typename owner_hook::by_member_pointer>, this}, stats), hook_{nullptr, hook} {}
 
 private:
     friend class member_liveness<Session, Wheel>;
 
+    template <class Call>
     static void dispatch(void* context, basic_session_liveness<Wheel>& core, liveness_event e) {
         const auto& self = *static_cast<const member_liveness_config*>(context);
         auto& live = static_cast<member_liveness<Session, Wheel>&>(core);
-        (live.owner().*(self.hook_))(e);  // last: it may end the session
+        Call::call(self.hook_, live.owner(), e);  // last: it may end the session
     }
 
-    hook_type hook_;
+    owner_hook hook_;
     owner_offset owner_;
 };
 

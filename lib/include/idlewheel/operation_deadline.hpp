@@ -119,7 +119,7 @@ private:
             ++(cause_ == error::handshake_timeout ? stats_->handshake_timeouts
                : cause_ == error::close_timeout   ? stats_->close_timeouts
                                                   : stats_->operation_timeouts);
-        on_expire_.function(on_expire_.context);
+        on_expire_();
     }
 
     Wheel* wheel_;

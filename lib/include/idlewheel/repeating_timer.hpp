@@ -6,6 +6,7 @@
  * @brief idlewheel::repeating_timer: a callback every period, on the wheel.
  */
 
+#include <idlewheel/callback.hpp>
 #include <idlewheel/error.hpp>
 #include <idlewheel/timer_node.hpp>
 #include <idlewheel/wheel_timer.hpp>
@@ -28,12 +29,9 @@ enum class repeat_mode {
 /// delay (SOFAJRaft's adjustTimeout; Raft randomizes its election timeout here). It is called
 /// once per round placed: by start(), restart(), reset() of a running timer, and once per run
 /// (a fixed-rate run that coalesces missed rounds calls it once and skips them in steps of
-/// its result). Must not throw. A result <= 0 counts as the clock's smallest unit.
-struct repeat_adjust {
-    /// Called with `context` and the period; returns the round's delay.
-    std::chrono::nanoseconds (*function)(void* context, std::chrono::nanoseconds period) noexcept;
-    void* context;  ///< the first argument of `function`
-};
+/// its result). Must not throw. A result <= 0 counts as the clock's smallest unit. An
+/// idlewheel::callback, `function(context, period)`; bind_member<&T::f>(self) converts to it.
+using repeat_adjust = callback<std::chrono::nanoseconds(std::chrono::nanoseconds period) noexcept>;
 
 /// A repeat_adjust that calls `(self->*Member)(period)`. If the member throws,
 /// std::terminate is called.

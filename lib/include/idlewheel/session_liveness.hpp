@@ -10,6 +10,7 @@
  */
 
 #include <idlewheel/bind_member.hpp>
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/activity_epochs.hpp>
 #include <idlewheel/core/duration_math.hpp>
 #include <idlewheel/detail/jitter.hpp>
@@ -79,63 +80,39 @@ template <class Wheel>
 class basic_session_liveness_config : private detail::entry_table {
 public:
     using session_type = basic_session_liveness<Wheel>;  ///< The sessions it serves.
-    /// The handler: called with the context, the session and the event, last (it may destroy
-    /// the session).
+    /// The handler's function: called with the context, the session and the event, last (it
+    /// may destroy the session). (The raw form of bound_handler's `function`.)
     using handler_type = void (*)(void* context, session_type& session, liveness_event event);
     using duration = typename Wheel::duration;  ///< The wheel's duration.
 
-    /// A handler and its context in one value: what bind_member<&T::on_event>(self) converts
-    /// to, for a `void T::on_event(session_type& session, liveness_event event)`.
-    struct bound_handler {
-        handler_type function;  ///< called with `context`, the session and the event
-        void* context;          ///< the first argument of `function`
-    };
+    /// The handler: a callback called with the session and the event, last (it may destroy
+    /// the session). What bind_member<&T::on_event>(self) converts to, for a `void
+    /// T::on_event(session_type& session, liveness_event event)`; or `{&function, context}`
+    /// (a captureless lambda taking `void* context` first fits `function`).
+    using bound_handler = callback<void(session_type& session, liveness_event event)>;
 
     /// The config of the sessions of `wheel`.
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, converted once to units of tick / 16 (rounded up).
-    /// @param handler called for every event of every session.
-    /// @param context the handler's first argument.
+    /// @param handler called for every event of every session (bind_member<&T::on_event>(self)).
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument if ping_interval > 0 and pong_timeout <= 0, or a time is
     /// at or above 2^29 units (see basic_session_liveness, Cost), or ping_interval + jitter +
     /// pong_timeout is.
-    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
-                                  void* context = nullptr, liveness_stats* stats = nullptr)
-        : entry_table{&session_type::act},
-          wheel_(&wheel),
-          handler_(handler),
-          context_(context),
-          stats_(stats),
-          options_(options) {
-        const duration tick = wheel.tick();
-        unit_ = tick.count() % 16 == 0 ? tick / 16 : tick;
-        if (options.ping_interval > std::chrono::nanoseconds::zero() &&
-            options.pong_timeout <= std::chrono::nanoseconds::zero())
-            throw std::invalid_argument(
-                "idlewheel::session_liveness: pong_timeout must be > 0 when ping_interval is set");
-        handshake_ = units(options.handshake_timeout);
-        idle_ = units(options.idle_timeout);
-        idle_in_handshake_ = options.idle_in_handshake && idle_ != 0;
-        interval_ = units(options.ping_interval);
-        pong_ = units(options.pong_timeout);
-        jitter_ = units(options.jitter);
-        close_ = units(options.close_timeout);
-        if (interval_ + jitter_ + pong_ >= limit)
-            throw std::invalid_argument(
-                "idlewheel::session_liveness: ping_interval + jitter + pong_timeout is too long for the tick");
-    }
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
+                                  liveness_stats* stats = nullptr);
 
-    /// The config of the sessions of `wheel`, with the handler and its context in one value
-    /// (`bind_member<&T::on_event>(self)`, see bound_handler).
+    /// The same, with the handler as a function and its context apart: the form of 1.0 (2.0
+    /// keeps only the one above: write `bound_handler{handler, context}`).
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, as above.
-    /// @param handler called for every event of every session, with its context.
+    /// @param handler called for every event of every session.
+    /// @param context the handler's first argument.
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument as above.
-    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
-                                  liveness_stats* stats = nullptr)
-        : basic_session_liveness_config(wheel, options, handler.function, handler.context, stats) {}
+    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
+                                  void* context = nullptr, liveness_stats* stats = nullptr)
+        : basic_session_liveness_config(wheel, options, bound_handler{handler, context}, stats) {}
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
     /// Not copyable (nor movable).
     basic_session_liveness_config& operator=(const basic_session_liveness_config&) = delete;
@@ -152,30 +129,21 @@ public:
 protected:
     /// For a transport layer that handles events itself before its user (beast, stream).
     /// @param handler the new handler.
+    void set_handler(bound_handler handler) noexcept { handler_ = handler; }
+    /// The same, the form of 1.0 (2.0 keeps only the one above).
+    /// @param handler the new handler's function.
     /// @param context its first argument.
-    void set_handler(handler_type handler, void* context) noexcept {
-        handler_ = handler;
-        context_ = context;
-    }
+    void set_handler(handler_type handler, void* context) noexcept { handler_ = bound_handler{handler, context}; }
 
 private:
     friend class basic_session_liveness<Wheel>;
     static constexpr std::uint64_t limit = std::uint64_t{1} << 29;
 
     // A configured time in units, rounded up (never early).
-    [[nodiscard]] std::uint32_t units(std::chrono::nanoseconds t) const {
-        const auto d = detail::saturating_ceil<duration>(t);
-        if (d <= duration::zero()) return 0;
-        const std::uint64_t u =
-            detail::ceil_div(static_cast<std::uint64_t>(d.count()), static_cast<std::uint64_t>(unit_.count()));
-        if (u >= limit)
-            throw std::invalid_argument("idlewheel::session_liveness: a time is too long for the wheel's tick");
-        return static_cast<std::uint32_t>(u);
-    }
+    [[nodiscard]] std::uint32_t units(std::chrono::nanoseconds t) const;
 
     Wheel* wheel_;
-    handler_type handler_;
-    void* context_;
+    bound_handler handler_;
     liveness_stats* stats_;
     duration unit_{};
     std::uint32_t handshake_ = 0, idle_ = 0, interval_ = 0, pong_ = 0, jitter_ = 0, close_ = 0;
@@ -279,32 +247,17 @@ public:
     /// reader idle from now if the options ask for it (idle_in_handshake). Call it at accept,
     /// before reading anything. Reads the clock once.
     /// @throws system_error error::too_many_pending or error::stopped (then stopped).
-    void start_handshake() {
-        const duration now = access::elapsed_now(wheel());
-        reset(phase::handshake);
-        if (config().handshake_ != 0) deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().handshake_);
-        if (config().idle_in_handshake_) read_ = time31(ceil_units(now));
-        arm_first(now);
-    }
+    void start_handshake();
 
     /// The handshake completed: enters the open phase (idle and heartbeat from now). False if
     /// the session is not in its handshake any more: the deadline passed before this success
     /// was reported (the connection is being dropped), it was idle (idle_in_handshake: it is
     /// closing), or it was stopped: do not trust it.
-    [[nodiscard]] bool handshake_done() {
-        if (phase_ != phase::handshake) return false;
-        start();
-        return true;
-    }
+    [[nodiscard]] bool handshake_done();
 
     /// Enters the open phase directly (no handshake). Reads the clock once.
     /// @throws system_error error::too_many_pending or error::stopped (then stopped).
-    void start() {
-        const duration now = access::elapsed_now(wheel());
-        reset(phase::open);
-        read_ = heard_ = time31(ceil_units(now));
-        arm_first(now);
-    }
+    void start();
 
     /// A message arrived: the session is not idle and the peer is alive (in the handshake
     /// phase, with idle_in_handshake, idle starts again; the deadline does not move). Two adjacent 32-bit stores
@@ -318,17 +271,10 @@ public:
     /// Starts our close: true if the caller should now send it (the session was open, and
     /// neither side had started a close); the close deadline runs from now. False otherwise:
     /// send nothing (Beast allows one close, and none once the peer started one).
-    [[nodiscard]] bool start_close() {
-        if (phase_ != phase::open) return false;
-        enter_closing(access::elapsed_now(wheel()));
-        return true;
-    }
+    [[nodiscard]] bool start_close();
 
     /// The peer started a close: we will never start one; the close deadline bounds it.
-    void on_peer_close() {
-        flags_ |= peer_closed;
-        if (phase_ == phase::open) enter_closing(access::elapsed_now(wheel()));
-    }
+    void on_peer_close();
 
     /// Write progress: part of what the session sends went out (a write, or part of one,
     /// completed). In the closing phase the close deadline starts again from now, so
@@ -339,16 +285,10 @@ public:
     /// again when the earlier deadline comes due), so call it per completed write, as often
     /// as they come. Precision as start_close(): never early, at most one tick (plus one
     /// unit) after the last progress.
-    void on_write_progress() noexcept {
-        if (phase_ != phase::closing || config().close_ == 0) return;
-        deadline_ = static_cast<std::uint32_t>(ceil_units(access::elapsed_now(wheel())) + config().close_);
-    }
+    void on_write_progress() noexcept;
 
     /// Stops every timeout; no event until a start. The verdict, if any, stays. O(1).
-    void stop() noexcept {
-        if (phase_ != phase::ended) phase_ = phase::stopped;
-        cancel_entry();
-    }
+    void stop() noexcept;
 
     /// The current phase.
     [[nodiscard]] phase current() const noexcept { return phase_; }
@@ -370,21 +310,15 @@ public:
     /// send_ping, dead_peer, a handshake or close timeout) comes before it. The entry re-arms
     /// lazily, so activity since it was armed is counted only then: the object may then
     /// re-arm instead of deciding. time_point::max() if not armed.
-    [[nodiscard]] typename Wheel::time_point expiry() const noexcept {
-        return detail::liveness_access<Wheel>::expiry(wheel(), static_cast<const detail::shared_entry&>(*this));
-    }
+    [[nodiscard]] typename Wheel::time_point expiry() const noexcept;
 
     /// A flag the transport layer keeps here (one ping in flight): no storage of its own.
     [[nodiscard]] bool ping_in_flight() const noexcept { return (flags_ & ping_flight) != 0; }
     /// @param on whether a ping is in flight.
-    void set_ping_in_flight(bool on) noexcept {
-        flags_ = static_cast<std::uint8_t>(on ? flags_ | ping_flight : flags_ & ~ping_flight);
-    }
+    void set_ping_in_flight(bool on) noexcept;
 
     /// This session's fixed jitter offset, derived from its address.
-    [[nodiscard]] duration jitter_offset() const noexcept {
-        return config().unit_ * static_cast<typename duration::rep>(offset_units());
-    }
+    [[nodiscard]] duration jitter_offset() const noexcept;
 
     /// The config, which is also this entry's table (the one pointer serves both).
     [[nodiscard]] const config_type& config() const noexcept { return static_cast<const config_type&>(*table_); }
@@ -397,200 +331,52 @@ private:
     static constexpr std::uint8_t awaiting = 1, ping_flight = 2, peer_closed = 4;
     static constexpr std::uint32_t low31 = detail::activity_epochs::compact_mark_bit - 1U;
 
-    [[nodiscard]] std::uint64_t ceil_units(duration t) const noexcept {
-        if (t <= duration::zero()) return 0;
-        return detail::ceil_div(static_cast<std::uint64_t>(t.count()),
-                                static_cast<std::uint64_t>(config().unit_.count()));
-    }
-    [[nodiscard]] std::uint64_t floor_units(duration t) const noexcept {
-        if (t <= duration::zero()) return 0;
-        return static_cast<std::uint64_t>(t.count()) / static_cast<std::uint64_t>(config().unit_.count());
-    }
-    [[nodiscard]] duration at_unit(std::uint64_t u) const noexcept {
-        return config().unit_ * static_cast<typename duration::rep>(u);
-    }
-    [[nodiscard]] static std::uint32_t time31(std::uint64_t u) noexcept {
-        return static_cast<std::uint32_t>(u) & low31;
-    }
+    [[nodiscard]] std::uint64_t ceil_units(duration t) const noexcept;
+    [[nodiscard]] std::uint64_t floor_units(duration t) const noexcept;
+    [[nodiscard]] duration at_unit(std::uint64_t u) const noexcept;
+    [[nodiscard]] static std::uint32_t time31(std::uint64_t u) noexcept;
     // A 31-bit time (within 2^30 units of `ref`) as a full count of units.
-    [[nodiscard]] static std::uint64_t full31(std::uint32_t v, std::uint64_t ref) noexcept {
-        const std::uint32_t diff = (v - static_cast<std::uint32_t>(ref)) & low31;
-        return diff < (low31 >> 1) + 1U ? ref + diff : ref - ((low31 + 1U) - diff);
-    }
+    [[nodiscard]] static std::uint64_t full31(std::uint32_t v, std::uint64_t ref) noexcept;
     // The 32-bit deadline (within 2^31 units of `ref`) as a full count of units.
-    [[nodiscard]] static std::uint64_t full32(std::uint32_t v, std::uint64_t ref) noexcept {
-        const auto diff = static_cast<std::int32_t>(v - static_cast<std::uint32_t>(ref));
-        return diff >= 0 ? ref + static_cast<std::uint64_t>(diff)
-                         : ref - static_cast<std::uint64_t>(-static_cast<std::int64_t>(diff));
-    }
+    [[nodiscard]] static std::uint64_t full32(std::uint32_t v, std::uint64_t ref) noexcept;
 
-    [[nodiscard]] std::uint64_t offset_units() const noexcept {
-        const std::uint32_t spread = config().jitter_;
-        if (spread == 0) return 0;
-        std::uint64_t state = reinterpret_cast<std::uintptr_t>(this);
-        return detail::splitmix64(state) % (std::uint64_t{spread} + 1U);
-    }
+    [[nodiscard]] std::uint64_t offset_units() const noexcept;
 
     // An activity field as a time in units (ceil), as of `now`: a compact mark of the epoch
     // still open counts as now; marks of closed epochs are stored back as times (settled) so
     // that no mark outlives the epochs' ring.
-    [[nodiscard]] std::uint64_t settle(std::uint32_t& field, duration now, std::uint64_t now_u) const noexcept {
-        if (!detail::activity_epochs::is_compact_mark(field)) return full31(field, now_u);
-        const auto& epochs = access::epochs(wheel());
-        const std::int64_t mark = epochs.expand(field);
-        const std::uint64_t u = ceil_units(duration(epochs.resolve(mark, now.count())));
-        if (epochs.closed(mark)) field = time31(u);
-        return u;
-    }
+    [[nodiscard]] std::uint64_t settle(std::uint32_t& field, duration now, std::uint64_t now_u) const noexcept;
 
-    void reset(phase p) noexcept {
-        phase_ = p;
-        flags_ = 0;
-        verdict_ = 0;
-        read_ = heard_ = deadline_ = 0;
-    }
+    void reset(phase p) noexcept;
 
-    void enter_closing(duration now) {
-        phase_ = phase::closing;
-        flags_ &= static_cast<std::uint8_t>(~awaiting);
-        if (config().close_ == 0) {
-            cancel_entry();
-            return;
-        }
-        deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().close_);
-        arm(now, full32(deadline_, floor_units(now)));
-    }
+    void enter_closing(duration now);
 
     void cancel_entry() noexcept { shared_entry::cancel(); }
 
     // The first arm of a start: counts against max_pending unless the entry is already in.
-    void arm_first(duration now) {
-        const std::uint64_t at = next_check(now);
-        if (at == never) {
-            cancel_entry();
-            return;
-        }
-        try {
-            access::schedule_check(wheel(), static_cast<shared_entry&>(*this), at_unit(at), now, /*rearm=*/linked());
-        } catch (...) {
-            phase_ = phase::stopped;
-            throw;
-        }
-    }
+    void arm_first(duration now);
 
     // Moves its own entry: never refused for max_pending; a stopped wheel ends the session.
-    void arm(duration now, std::uint64_t at_u) noexcept {
-        try {
-            access::schedule_check(wheel(), static_cast<shared_entry&>(*this), at_unit(at_u), now, /*rearm=*/true);
-        } catch (...) {
-            phase_ = phase::stopped;
-        }
-    }
+    void arm(duration now, std::uint64_t at_u) noexcept;
 
     static constexpr std::uint64_t never = ~std::uint64_t{0};
 
     // When to look next, in units (never: nothing to watch).
-    [[nodiscard]] std::uint64_t next_check(duration now) noexcept {
-        const std::uint64_t now_u = floor_units(now);
-        switch (phase_) {
-            case phase::handshake: {
-                std::uint64_t next = config().handshake_ == 0 ? never : full32(deadline_, now_u);
-                if (config().idle_in_handshake_) next = std::min(next, settle(read_, now, now_u) + config().idle_);
-                return next;
-            }
-            case phase::closing: return config().close_ == 0 ? never : full32(deadline_, now_u);
-            case phase::open: {
-                std::uint64_t next = never;
-                if (config().idle_ != 0) next = settle(read_, now, now_u) + config().idle_;
-                if (config().interval_ != 0) {
-                    const std::uint64_t ping_after = config().interval_ + offset_units();
-                    if ((flags_ & awaiting) != 0)
-                        next = std::min({next, full32(deadline_, now_u), ceil_units(now) + ping_after});
-                    else
-                        next = std::min(next, settle(heard_, now, now_u) + ping_after);
-                }
-                return next;
-            }
-            default: return never;
-        }
-    }
+    [[nodiscard]] std::uint64_t next_check(duration now) noexcept;
 
-    static void act(timer_entry& e, detail::entry_action a) {
-        auto& self = static_cast<basic_session_liveness&>(e);
-        if (a == detail::entry_action::fire)
-            self.check();
-        else if (self.phase_ != phase::ended)
-            self.phase_ = phase::stopped;  // the wheel stopped or died: the session ends with it
-    }
+    static void act(timer_entry& e, detail::entry_action a);
 
     // Ends the session with a verdict, counts it, and calls the handler last.
-    void conclude(liveness_event e, std::uint64_t liveness_stats::*counter) {
-        verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(e) + 1U);
-        phase_ = phase::ended;
-        flags_ &= static_cast<std::uint8_t>(~awaiting);
-        if (config().stats_ != nullptr) ++(config().stats_->*counter);
-        notify(e);
-    }
+    void conclude(liveness_event e, std::uint64_t liveness_stats::*counter);
 
-    void notify(liveness_event e) {
-        const config_type& c = config();
-        c.handler_(c.context_, *this, e);  // last: it may destroy *this
-    }
+    void notify(liveness_event e);
 
     // The idle verdict (open phase, or handshake phase with idle_in_handshake): it starts the
     // closing phase, unlike the other verdicts, which end the session.
-    void idle_verdict(duration now) {
-        enter_closing(now);  // arms the close deadline (a stopped wheel leaves it stopped)
-        verdict_ = static_cast<std::uint8_t>(static_cast<unsigned>(liveness_event::idle) + 1U);
-        if (config().stats_ != nullptr) ++config().stats_->reader_idle;
-        notify(liveness_event::idle);
-    }
+    void idle_verdict(duration now);
 
     // The entry came due.
-    void check() {
-        const duration now = access::wake_elapsed(wheel());
-        const std::uint64_t now_u = floor_units(now);
-        const config_type& c = config();
-        if (phase_ == phase::handshake) {
-            // The deadline first: when both are due at one look, it is the verdict.
-            if (c.handshake_ != 0 && now_u >= full32(deadline_, now_u))
-                return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
-            if (c.idle_in_handshake_ && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
-            const std::uint64_t at = next_check(now);  // an early look (the mark horizon), or a read: not yet
-            if (at != never) arm(now, at);
-            return;
-        }
-        if (phase_ == phase::closing) {
-            const std::uint64_t due = full32(deadline_, now_u);
-            if (now_u < due) {  // an early look (the mark horizon): not yet
-                arm(now, due);
-                return;
-            }
-            return conclude(liveness_event::close_timeout, &liveness_stats::close_timeouts);
-        }
-        if (phase_ != phase::open) return;
-        if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
-        if (c.interval_ != 0) {
-            if ((flags_ & awaiting) != 0) {
-                if (detail::activity_epochs::is_compact_mark(heard_)) {
-                    flags_ &= static_cast<std::uint8_t>(~awaiting);  // answered: anything after the ping
-                } else if (now_u >= full32(deadline_, now_u)) {
-                    cancel_entry();
-                    return conclude(liveness_event::dead_peer, &liveness_stats::dead_peers);
-                }
-            } else if (now_u >= settle(heard_, now, now_u) + c.interval_ + offset_units()) {
-                flags_ |= awaiting;
-                const std::uint64_t sent = ceil_units(now);
-                heard_ = time31(sent);  // any inbound from now on stores a mark: the answer
-                deadline_ = static_cast<std::uint32_t>(sent + c.pong_);
-                arm(now, next_check(now));  // before the handler, which may stop or destroy us
-                if (c.stats_ != nullptr) ++c.stats_->pings_sent;
-                return notify(liveness_event::send_ping);
-            }
-        }
-        const std::uint64_t at = next_check(now);
-        if (at != never) arm(now, at);
-    }
+    void check();
 
     // After the entry (whose table pointer is the config), what a touch writes: one cache line.
     std::uint32_t read_ = 0;      // last message: a compact activity mark, or a 31-bit time
@@ -607,6 +393,8 @@ using session_liveness_config = basic_session_liveness_config<wheel_timer>;
 using session_liveness = basic_session_liveness<wheel_timer>;
 
 }  // namespace idlewheel
+
+#include <idlewheel/impl/session_liveness.hpp>
 
 // member_liveness (a session_liveness that calls a member function of its session) has its own
 // header; it is included here so that code including only this header keeps compiling.

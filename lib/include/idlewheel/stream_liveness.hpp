@@ -6,8 +6,10 @@
  * @brief idlewheel::stream_liveness: session_liveness for a raw stream socket (a line protocol over TCP).
  */
 
+#include <idlewheel/bind_member.hpp>
 #include <idlewheel/detail/asio.hpp>
 #include <idlewheel/detail/lowest_socket.hpp>
+#include <idlewheel/detail/owner_hook.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
 
@@ -33,34 +35,77 @@ class stream_liveness;
 /// wheel_timer unless a test drives a manual clock.
 template <class Session, class Socket = net::ip::tcp::socket, class Wheel = wheel_timer>
 class stream_liveness_config : public basic_session_liveness_config<Wheel> {
+    using base = basic_session_liveness_config<Wheel>;
+    using owner_hook = detail::owner_hook<Session, liveness_event>;
+
 public:
-    using hook_type = void (Session::*)(liveness_event);  ///< The session's member function told of every event.
+    /// The hook as a plain function: called with the session and the event.
+    using hook_function = void (*)(Session& session, liveness_event event);
+    /// The hook as a member pointer, the form of 1.0.
+    /// @deprecated Use bind_member<&Session::f>() (or a hook_function); 2.0 drops it.
+    using hook_type [[deprecated("use idlewheel::bind_member<&Session::f>()")]] = typename owner_hook::member_pointer;
 
     /// @param wheel the wheel; must outlive the config.
     /// @param socket the session's member that holds the stream.
     /// @param options the times.
     /// @param stats the counters, or null.
-    /// @param hook the member function every event calls, after the object acted on it; null
-    /// for none (then no ping_interval).
+    /// @param hook what every event calls after the object acted on it, with the session: a
+    /// function (a captureless lambda converts to it); null for none (then no ping_interval).
     /// @throws std::invalid_argument as session_liveness_config, or if ping_interval is set
     /// without a hook (nothing would send the ping).
     stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
-                           liveness_stats* stats = nullptr, hook_type hook = nullptr)
-        : basic_session_liveness_config<Wheel>(wheel, options, &dispatch, nullptr, stats),
+                           liveness_stats* stats = nullptr, hook_function hook = nullptr)
+        : base(wheel, options, {&dispatch<typename owner_hook::by_function>, this}, stats),
           socket_(socket),
-          hook_(hook) {
-        if (options.ping_interval > std::chrono::nanoseconds::zero() && hook == nullptr)
-            throw std::invalid_argument("idlewheel::stream_liveness: a ping_interval needs a hook that sends the ping");
-        this->set_handler(&dispatch, this);
+          hook_{hook, nullptr} {
+        if (hook == nullptr) require_no_ping(options);
+    }
+
+    /// The same, the hook a member function of the session, `bind_member<&Session::on_liveness>()`
+    /// (called directly).
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function every event calls after the object acted on it.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
+                           liveness_stats* stats, member_hook<Member> hook)
+        : base(wheel, options, {&dispatch<typename owner_hook::template direct<Member>>, this}, stats), socket_(socket) {
+        (void)hook;
+    }
+
+    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it.
+    /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function every event calls after the object acted on it.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Hook, std::enable_if_t<owner_hook::template is_member_pointer_v<Hook>, int> = 0>
+    [[deprecated("use idlewheel::bind_member<&Session::f>() as the hook")]] stream_liveness_config(
+        Wheel& wheel, Socket Session::*socket, const session_liveness_options& options, liveness_stats* stats, Hook hook)
+        : base(wheel, options, {&dispatch<typename owner_hook::by_member_pointer>, this}, stats),
+          socket_(socket),
+          hook_{nullptr, hook} {
+        if (hook_.member == nullptr) require_no_ping(options);
     }
 
 private:
     friend class stream_liveness<Session, Socket, Wheel>;
 
+    static void require_no_ping(const session_liveness_options& options) {
+        if (options.ping_interval > std::chrono::nanoseconds::zero())
+            throw std::invalid_argument("idlewheel::stream_liveness: a ping_interval needs a hook that sends the ping");
+    }
+
+    template <class Call>
     static void dispatch(void* context, basic_session_liveness<Wheel>& core, liveness_event e);
 
     Socket Session::*socket_;
-    hook_type hook_;
+    owner_hook hook_;
     detail::owner_offset owner_;
 };
 
@@ -87,7 +132,7 @@ private:
  *     };
  *     idlewheel::stream_liveness_config<session> config(wheel, &session::socket,
  *         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s}, &stats,
- *         &session::on_liveness);
+ *         idlewheel::bind_member<&session::on_liveness>());
  *
  * Besides the members below it offers these of basic_session_liveness, which it uses
  * privately: start(), start_handshake(), stop(), on_inbound(), current(), has_verdict(),
@@ -199,6 +244,7 @@ private:
 };
 
 template <class Session, class Socket, class Wheel>
+template <class Call>
 void stream_liveness_config<Session, Socket, Wheel>::dispatch(void* context, basic_session_liveness<Wheel>& core,
                                                               liveness_event e) {
     const auto& self = *static_cast<const stream_liveness_config*>(context);
@@ -207,7 +253,7 @@ void stream_liveness_config<Session, Socket, Wheel>::dispatch(void* context, bas
         error_code ignored;
         detail::lowest_socket(live.socket()).close(ignored);
     }
-    if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
+    Call::call(self.hook_, live.owner(), e);  // last: it may end the session
 }
 
 }  // namespace idlewheel

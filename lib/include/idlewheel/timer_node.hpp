@@ -7,17 +7,16 @@
  */
 
 #include <idlewheel/bind_member.hpp>
+#include <idlewheel/callback.hpp>
 #include <idlewheel/core/wheel_core.hpp>
 
 #include <chrono>
 
 namespace idlewheel {
 
-/// A plain function and its argument: what a timer_node calls when it fires.
-struct timer_callback {
-    void (*function)(void* context);  ///< called with `context` when the node fires
-    void* context;                    ///< the argument passed to `function`
-};
+/// What a timer_node (and a repeating_timer) calls when it fires: `function(context)`
+/// (idlewheel::callback; bind_member<&T::f>(self) converts to it).
+using timer_callback = callback<void()>;
 
 /// A timer_callback that calls `(self->*Member)()`.
 /// @deprecated Use idlewheel::bind_member (the same, for every handler shape); kept for 1.x.
@@ -71,7 +70,7 @@ private:
     static void act(timer_entry& e, detail::entry_action a) {
         if (a != detail::entry_action::fire) return;
         auto& self = static_cast<timer_node&>(e);
-        self.callback_.function(self.callback_.context);
+        self.callback_();
     }
 
     timer_callback callback_;

@@ -551,13 +551,7 @@ public:
     /// error::timeout only if their deadline had already fired) and still call into this
     /// stream: it must outlive them.
     /// @return the socket.
-    socket_type release_socket() {
-        read_expiry_ = write_expiry_ = time_point::max();
-        timed_ = 0;
-        if (ws_watching()) ws_.phase = ws_ended;
-        node_.cancel();
-        return std::move(socket_);
-    }
+    socket_type release_socket();
 
     /// Sets the expiry of each direction (read, write) that has no operation pending to `d`
     /// from now (rounded up; hours::max(), or anything past the clock's range, is never; zero
@@ -567,24 +561,13 @@ public:
     /// the wheel is not touched.
     /// @param d any std::chrono duration.
     template <class Rep, class Period>
-    void expires_after(std::chrono::duration<Rep, Period> d) {
-        const time_point now = clock_type::now();
-        const auto delay = idlewheel::detail::saturating_ceil<duration>(d);
-        expires_at(time_point(idlewheel::detail::saturating_add(now.time_since_epoch(), delay)));
-    }
+    void expires_after(std::chrono::duration<Rep, Period> d);
 
     /// Sets the expiry of each direction with no operation pending to `t` (time_point::max():
     /// never; a time that has passed: the next operation of that direction times out at once),
     /// as expires_after(). Precondition: not both directions pending (an assert).
     /// @param t the expiry.
-    void expires_at(time_point t) noexcept {
-        // As Beast's impl_type::reset(): with a read and a write (or a connect) pending there is
-        // no direction left to apply the expiry to.
-        assert(pending_ != (reading | writing) &&
-               "idlewheel::beast::tcp_stream: expires_*() while a read and a write (or a connect) are both pending");
-        if ((pending_ & reading) == 0) read_expiry_ = t;
-        if ((pending_ & writing) == 0) write_expiry_ = t;
-    }
+    void expires_at(time_point t) noexcept;
 
     /// No expiry for each direction with no operation pending: its operations started from now
     /// on have no deadline; a pending one keeps its deadline (Beast's rule). A store per
@@ -594,18 +577,11 @@ public:
     /// Cancels the pending operations: they complete with net::error::operation_aborted
     /// (unless their deadline fired first: then error::timeout). The expiries stay set for the
     /// next operations; the node leaves the wheel until one starts.
-    void cancel() {
-        node_.cancel();
-        boost::system::error_code ignored;
-        socket_.cancel(ignored);
-    }
+    void cancel();
 
     /// Closes the socket: pending operations complete with net::error::operation_aborted
     /// (unless their deadline fired first). The expiries stay set; the node leaves the wheel.
-    void close() {
-        node_.cancel();
-        close_socket();
-    }
+    void close();
 
     /// Connects the socket (synchronously; no deadline, as with Beast's connect()).
     /// @param ep the endpoint.
@@ -663,9 +639,7 @@ public:
     /// @return what the token's async_result makes of it.
     template <class ConnectToken = net::default_completion_token_t<executor_type>>
     auto async_connect(const endpoint_type& ep,
-                       ConnectToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<ConnectToken, void(boost::system::error_code)>(initiate_connect{this}, token, ep);
-    }
+                       ConnectToken&& token = net::default_completion_token_t<executor_type>());
 
     /// Connects to the first endpoint of `endpoints` that accepts (net::async_connect), with
     /// the write expiry as its deadline, as the other form. Completion: void(error_code, endpoint_type).
@@ -676,10 +650,7 @@ public:
     template <class EndpointSequence, class RangeConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints,
-                       RangeConnectToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
-            initiate_range_connect{this}, token, endpoints);
-    }
+                       RangeConnectToken&& token = net::default_completion_token_t<executor_type>());
 
     /// Connects to the first endpoint in [begin, end) that accepts, as the other forms.
     /// Completion: void(error_code, Iterator).
@@ -691,10 +662,7 @@ public:
     template <class Iterator, class IteratorConnectToken = net::default_completion_token_t<executor_type>,
               std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
     auto async_connect(Iterator begin, Iterator end,
-                       IteratorConnectToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
-            initiate_iterator_connect{this}, token, begin, end);
-    }
+                       IteratorConnectToken&& token = net::default_completion_token_t<executor_type>());
 
     /// As the endpoint-sequence form, trying only the endpoints for which
     /// `connect_condition(error_code, endpoint_type)` returns true (net::async_connect's rule).
@@ -706,10 +674,7 @@ public:
     template <class EndpointSequence, class ConnectCondition, class RangeConnectToken,
               std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int> = 0>
     auto async_connect(const EndpointSequence& endpoints, ConnectCondition connect_condition,
-                       RangeConnectToken&& token) {
-        return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
-            initiate_range_connect{this}, token, endpoints, std::move(connect_condition));
-    }
+                       RangeConnectToken&& token);
 
     /// As the iterator form, with a connect condition (above).
     /// @param begin the first endpoint.
@@ -720,10 +685,7 @@ public:
     /// @throws system_error as the first form.
     template <class Iterator, class ConnectCondition, class IteratorConnectToken,
               std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int> = 0>
-    auto async_connect(Iterator begin, Iterator end, ConnectCondition connect_condition, IteratorConnectToken&& token) {
-        return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
-            initiate_iterator_connect{this}, token, begin, end, std::move(connect_condition));
-    }
+    auto async_connect(Iterator begin, Iterator end, ConnectCondition connect_condition, IteratorConnectToken&& token);
 
     /// Reads some data (socket::async_read_some) with the read expiry, as it is now, as its
     /// deadline. Completion: void(error_code, std::size_t bytes): beast::error::timeout if the
@@ -741,10 +703,7 @@ public:
     /// @throws system_error as async_connect.
     template <class MutableBufferSequence, class ReadToken = net::default_completion_token_t<executor_type>>
     auto async_read_some(const MutableBufferSequence& buffers,
-                         ReadToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(initiate_read{this}, token,
-                                                                                            buffers);
-    }
+                         ReadToken&& token = net::default_completion_token_t<executor_type>());
 
     /// Writes some data (socket::async_write_some) with the write expiry, as it is now, as its
     /// deadline; as async_read_some. One write at a time (a zero-length one while one is
@@ -755,10 +714,7 @@ public:
     /// @throws system_error as async_connect.
     template <class ConstBufferSequence, class WriteToken = net::default_completion_token_t<executor_type>>
     auto async_write_some(const ConstBufferSequence& buffers,
-                          WriteToken&& token = net::default_completion_token_t<executor_type>()) {
-        return net::async_initiate<WriteToken, void(boost::system::error_code, std::size_t)>(initiate_write{this},
-                                                                                             token, buffers);
-    }
+                          WriteToken&& token = net::default_completion_token_t<executor_type>());
 
 private:
     template <class, class>
@@ -776,36 +732,14 @@ private:
     // Beast's WebSocket teardown (the socket's shutdown, then reads until the peer's FIN)
     // starts: it counts as an operation, and the close bound of the WebSocket timeouts, if
     // they watch, is armed for it.
-    void teardown_begin() {
-        pending_ = static_cast<std::uint8_t>(pending_ | tearing);
-        if (!ws_watching()) return;
-        if (ws_.phase != ws_closing) ws_closing_now(elapsed(clock_type::now()));
-        if (ws_.handshake != duration::max())
-            arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
-    }
+    void teardown_begin();
     // It is over (`completed`), or its handler was destroyed uncalled: nothing more to watch.
-    void teardown_done(bool completed) noexcept {
-        pending_ = static_cast<std::uint8_t>(pending_ & ~tearing);
-        if (completed && ws_watching()) ws_.phase = ws_ended;
-        if (pending_ == 0) {
-            if (node_.pending()) node_.cancel();
-            armed_at_ = time_point::max();
-        }
-    }
+    void teardown_done(bool completed) noexcept;
 
     // The moved-from side of a move: no operation may be pending; the node leaves the wheel
     // (it is in none with no operation pending: a handler destroyed uncalled, abandon(), may
     // leave it there).
-    void before_move() noexcept {
-#if IDLEWHEEL_CHECK_LIFETIME
-        if (pending_ != 0) detail::moved_while_pending();
-#endif
-        node_.cancel();
-        armed_at_ = time_point::max();
-        read_expiry_ = write_expiry_ = time_point::max();
-        timed_ = timed_out_ = 0;
-        ws_ = ws_timeouts{};  // the WebSocket timeouts stay with the websocket::stream they were set on
-    }
+    void before_move() noexcept;
 
     static constexpr std::uint8_t reading = 1, writing = 2;
     static constexpr std::uint8_t tearing = 8;  // in pending_: Beast's WebSocket teardown is under way
@@ -817,13 +751,7 @@ private:
 
     bool begin(std::uint8_t ops, std::uint8_t timed);
     void finish(std::uint8_t ops, boost::system::error_code& ec, std::size_t bytes) noexcept;
-    void abandon(std::uint8_t ops) noexcept {
-        if ((ops & own_write) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
-        ops = static_cast<std::uint8_t>(ops & (reading | writing));
-        pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
-        timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
-        timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
-    }
+    void abandon(std::uint8_t ops) noexcept;
 
     // The WebSocket timeouts (websocket_timeout.hpp): Beast's handshake deadline, idle timeout
     // with keep-alive pings and close bound, on this stream's node. 56 bytes.
@@ -858,38 +786,24 @@ private:
     [[nodiscard]] time_point ws_check(time_point now);
     void ws_time_out(liveness_event why) noexcept;
     void ws_send_ping(duration now);
-    [[nodiscard]] bool wait_for_own_write(std::uint8_t ops) noexcept {
-        if ((ops & own_write) != 0 || (ws_.flags & ws_ping_write) == 0) return false;
-        close_socket();  // the ping's write ends at once (with operation_aborted)
-        return true;
-    }
+    [[nodiscard]] bool wait_for_own_write(std::uint8_t ops) noexcept;
     void arm(time_point t, bool rearm);
     void on_due();
-    void close_socket() noexcept {
-        boost::system::error_code ignored;  // closing fails only if already closed
-        socket_.close(ignored);
-    }
+    void close_socket() noexcept;
 
     // Completes `handler` with error::timeout (and `more` zero-initialised values), as if by
     // post: the expiry had passed when the operation was started.
     template <class Handler, class... More>
-    void complete_timed_out(Handler&& handler, More... more) {
-        complete_posted(std::forward<Handler>(handler), boost::system::error_code(boost::beast::error::timeout),
-                        more...);
-    }
+    void complete_timed_out(Handler&& handler, More... more);
     template <class Handler, class... Args>
-    void complete_posted(Handler&& handler, Args... args) {
-        net::post(socket_.get_executor(), net::append(std::forward<Handler>(handler), args...));
-    }
+    void complete_posted(Handler&& handler, Args... args);
 
     // Beast's workaround (its issue 2065): ssl::stream completes an operation that needs no
     // I/O "as if posted" by a zero-length read on its next layer, which may come while a read
     // of its own is pending. A zero-length transfer while its direction is pending completes
     // with success and 0 bytes, as if by post, and leaves the pending one alone.
     template <class Buffers>
-    [[nodiscard]] bool empty_while_pending(std::uint8_t direction, const Buffers& buffers) const noexcept {
-        return (pending_ & direction) != 0 && net::buffer_size(buffers) == 0;
-    }
+    [[nodiscard]] bool empty_while_pending(std::uint8_t direction, const Buffers& buffers) const noexcept;
 
     struct initiate_base {
         basic_tcp_stream* self;
@@ -899,48 +813,10 @@ private:
     // An operation must start on the stream's executor (its wheel's): with the executor
     // check on (debug builds), one started elsewhere prints which call, where the wheel is,
     // where the caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
-    void check_start(const char* what) noexcept {
-#if IDLEWHEEL_CHECK_EXECUTOR
-        idlewheel::detail::check_caller(socket_.get_executor(), nullptr, what);
-#else
-        (void)what;
-#endif
-    }
-    struct initiate_read : initiate_base {
-        template <class Handler, class Buffers>
-        void operator()(Handler&& handler, const Buffers& buffers) const {
-            basic_tcp_stream& s = *this->self;
-            s.check_start("idlewheel::beast::tcp_stream::async_read_some");
-            if (s.empty_while_pending(reading, buffers))
-                return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
-            std::uint8_t ops = reading;
-            if (s.ws_watching()) s.ws_on_start(reading, ops);
-            if (!s.begin(reading, reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
-            s.socket_.async_read_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
-        }
-    };
-    struct initiate_write : initiate_base {
-        template <class Handler, class Buffers>
-        void operator()(Handler&& handler, const Buffers& buffers) const {
-            basic_tcp_stream& s = *this->self;
-            s.check_start("idlewheel::beast::tcp_stream::async_write_some");
-            if (s.empty_while_pending(writing, buffers))
-                return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
-            std::uint8_t ops = writing;
-            if (s.ws_watching()) s.ws_on_start(writing, ops);
-            if (!s.begin(writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
-            s.socket_.async_write_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
-        }
-    };
-    struct initiate_connect : initiate_base {
-        template <class Handler>
-        void operator()(Handler&& handler, const endpoint_type& ep) const {
-            basic_tcp_stream& s = *this->self;
-            s.check_start("idlewheel::beast::tcp_stream::async_connect");
-            if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler));
-            s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
-        }
-    };
+    void check_start(const char* what) noexcept;
+    struct initiate_read;
+    struct initiate_write;
+    struct initiate_connect;
     // Connects with net::async_connect, which stops at a socket the deadline closed.
     struct always {
         template <class Endpoint>
@@ -948,25 +824,8 @@ private:
             return true;
         }
     };
-    struct initiate_range_connect : initiate_base {
-        template <class Handler, class Endpoints, class Condition = always>
-        void operator()(Handler&& handler, const Endpoints& endpoints, Condition condition = {}) const {
-            basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading | writing, writing))
-                return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
-            net::async_connect(s.socket_, endpoints, std::move(condition),
-                               wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
-        }
-    };
-    struct initiate_iterator_connect : initiate_base {
-        template <class Handler, class Iterator, class Condition = always>
-        void operator()(Handler&& handler, Iterator begin, Iterator end, Condition condition = {}) const {
-            basic_tcp_stream& s = *this->self;
-            if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
-            net::async_connect(s.socket_, begin, end, std::move(condition),
-                               wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
-        }
-    };
+    struct initiate_range_connect;
+    struct initiate_iterator_connect;
 
     socket_type socket_;  // first: the wheel is found from its executor
     Wheel* wheel_;
@@ -992,10 +851,7 @@ struct is_basic_tcp_stream<basic_tcp_stream<Wheel, Executor>> : std::true_type {
 /// argument-dependent lookup), as for Beast's stream.
 /// @param stream the stream.
 template <class Wheel, class Executor>
-void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream) {
-    boost::system::error_code ignored;
-    stream.socket().close(ignored);
-}
+void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream);
 
 /// The WebSocket teardown of the connection (websocket::stream calls it by
 /// argument-dependent lookup): the socket's, as for Beast's stream. No deadline of its own;
@@ -1004,11 +860,7 @@ void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream) {
 /// @param stream the stream.
 /// @param ec set to the result.
 template <class Wheel, class Executor>
-void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec) {
-    using boost::beast::websocket::teardown;
-    teardown(role, stream.socket(), ec);
-    stream.teardown_done(/*completed=*/true);
-}
+void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec);
 
 /// The asynchronous WebSocket teardown: the socket's, as for Beast's stream. No deadline of its
 /// own: the one-line WebSocket timeouts' close bound covers it, and they end when it completes
@@ -1018,14 +870,7 @@ void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& s
 /// @param handler called with void(error_code), as by the socket's teardown.
 template <class Wheel, class Executor, class TeardownHandler>
 void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream,
-                    TeardownHandler&& handler) {
-    using boost::beast::websocket::async_teardown;
-    using handler_type = std::decay_t<TeardownHandler>;
-    stream.teardown_begin();
-    async_teardown(role, stream.socket(),
-                   detail::teardown_handler<basic_tcp_stream<Wheel, Executor>, handler_type>(
-                       stream, handler_type(std::forward<TeardownHandler>(handler))));
-}
+                    TeardownHandler&& handler);
 
 }  // namespace idlewheel::beast
 

@@ -12,7 +12,9 @@
 #endif
 
 #include <idlewheel/beast/websocket_helpers.hpp>
+#include <idlewheel/bind_member.hpp>
 #include <idlewheel/core/check_config.hpp>
+#include <idlewheel/detail/owner_hook.hpp>
 #include <idlewheel/detail/owner_of.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>  // 1.0 brought wheel_pool and per_shard with this header: kept (the pool layer is below beast/)
@@ -110,20 +112,57 @@ class websocket_liveness;
 /// stats, and the optional hook. Must outlive the sessions.
 template <class Session, class Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket>>
 class websocket_liveness_config : public session_liveness_config {
+    using owner_hook = idlewheel::detail::owner_hook<Session, liveness_event>;
+
 public:
-    using hook_type = void (Session::*)(liveness_event);  ///< The session's member function told of every event.
+    /// The hook as a plain function: called with the session and the event.
+    using hook_function = void (*)(Session& session, liveness_event event);
+    /// The hook as a member pointer, the form of 1.0.
+    /// @deprecated Use bind_member<&Session::f>() (or a hook_function); 2.0 drops it.
+    using hook_type [[deprecated("use idlewheel::bind_member<&Session::f>()")]] = typename owner_hook::member_pointer;
 
     /// @param wheel the wheel; must outlive the config.
     /// @param stream the session's member that is the websocket::stream.
     /// @param options the times.
     /// @param stats the counters, or null.
-    /// @param hook called after the object acted on an event, last; null for none.
+    /// @param hook called with the session after the object acted on an event, last: a
+    /// function (a captureless lambda converts to it); null for none.
     /// @throws std::invalid_argument as session_liveness_config.
     websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
-                              liveness_stats* stats = nullptr, hook_type hook = nullptr)
-        : session_liveness_config(wheel, options, &dispatch, nullptr, stats), stream_(stream), hook_(hook) {
-        set_handler(&dispatch, this);
+                              liveness_stats* stats = nullptr, hook_function hook = nullptr)
+        : websocket_liveness_config(via<typename owner_hook::by_function>{}, wheel, stream, options, stats,
+                                    owner_hook{hook, nullptr}) {}
+
+    /// The same, the hook a member function of the session, `bind_member<&Session::on_liveness>()`
+    /// (called directly).
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
+                              liveness_stats* stats, member_hook<Member> hook)
+        : websocket_liveness_config(via<typename owner_hook::template direct<Member>>{}, wheel, stream, options, stats,
+                                    owner_hook{}) {
+        (void)hook;
     }
+
+    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it.
+    /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Hook, std::enable_if_t<owner_hook::template is_member_pointer_v<Hook>, int> = 0>
+    [[deprecated("use idlewheel::bind_member<&Session::f>() as the hook")]] websocket_liveness_config(
+        wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options, liveness_stats* stats,
+        Hook hook)
+        : websocket_liveness_config(via<typename owner_hook::by_member_pointer>{}, wheel, stream, options, stats,
+                                    owner_hook{nullptr, hook}) {}
 
     /// The same without naming the stream member: each session then hands its stream to the
     /// liveness object's constructor (websocket_liveness(config, owner, stream)), which needs
@@ -131,19 +170,52 @@ public:
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times.
     /// @param stats the counters, or null.
-    /// @param hook called after the object acted on an event, last; null for none.
+    /// @param hook called with the session after the object acted on an event, last; null for none.
     /// @throws std::invalid_argument as session_liveness_config.
     websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options,
-                              liveness_stats* stats = nullptr, hook_type hook = nullptr)
+                              liveness_stats* stats = nullptr, hook_function hook = nullptr)
         : websocket_liveness_config(wheel, nullptr, options, stats, hook) {}
+
+    /// The same without naming the stream member, the hook `bind_member<&Session::on_liveness>()`.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options, liveness_stats* stats,
+                              member_hook<Member> hook)
+        : websocket_liveness_config(wheel, nullptr, options, stats, hook) {}
+
+    /// The form of 1.0 without naming the stream member: the hook as a member pointer.
+    /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Hook, std::enable_if_t<owner_hook::template is_member_pointer_v<Hook>, int> = 0>
+    [[deprecated("use idlewheel::bind_member<&Session::f>() as the hook")]] websocket_liveness_config(
+        wheel_timer& wheel, const session_liveness_options& options, liveness_stats* stats, Hook hook)
+        : websocket_liveness_config(via<typename owner_hook::by_member_pointer>{}, wheel, nullptr, options, stats,
+                                    owner_hook{nullptr, hook}) {}
 
 private:
     friend class websocket_liveness<Session, Stream>;
 
+    template <class Call>
+    struct via {};  // which way dispatch calls the hook
+
+    template <class Call>
+    websocket_liveness_config(via<Call>, wheel_timer& wheel, Stream Session::*stream,
+                              const session_liveness_options& options, liveness_stats* stats, owner_hook hook)
+        : session_liveness_config(wheel, options, {&dispatch<Call>, this}, stats), stream_(stream), hook_(hook) {}
+
+    template <class Call>
     static void dispatch(void* context, session_liveness& core, liveness_event e);
 
     Stream Session::*stream_;  // or null: learnt from the first session (stream_at_)
-    hook_type hook_;
+    owner_hook hook_;
     idlewheel::detail::owner_offset owner_;      // the liveness object in its Session
     idlewheel::detail::owner_offset stream_at_;  // the stream in its Session
 };
@@ -202,8 +274,9 @@ private:
  *    WebSocket to close: the socket is closed at once, as for a handshake timeout.
  *  - dead_peer, handshake_timeout, close_timeout: the socket is closed at once; every pending
  *    operation completes with operation_aborted.
- * The session's optional hook `void on_liveness(liveness_event)` (given to the config) is
- * called after that, last: it may log, count, or drop the last reference to the session.
+ * The session's optional hook `void on_liveness(liveness_event)` (given to the config as
+ * `idlewheel::bind_member<&session::on_liveness>()`) is called after that, last: it may log,
+ * count, or drop the last reference to the session.
  *
  * @par TLS
  * Over TLS (websocket::stream<boost::beast::ssl_stream<idlewheel::beast::tcp_stream>>, say),
@@ -428,6 +501,7 @@ private:
 };
 
 template <class Session, class Stream>
+template <class Call>
 void websocket_liveness_config<Session, Stream>::dispatch(void* context, session_liveness& core, liveness_event e) {
     static_assert(
         std::is_base_of_v<std::enable_shared_from_this<Session>, Session>,
@@ -435,7 +509,7 @@ void websocket_liveness_config<Session, Stream>::dispatch(void* context, session
     const auto& self = *static_cast<const websocket_liveness_config*>(context);
     auto& live = static_cast<websocket_liveness<Session, Stream>&>(core);
     live.act(e);
-    if (self.hook_ != nullptr) (live.owner().*(self.hook_))(e);  // last: it may end the session
+    Call::call(self.hook_, live.owner(), e);  // last: it may end the session
 }
 
 /// Registers `configs` (one per shard of a wheel_pool on `io`) for the websocket_liveness

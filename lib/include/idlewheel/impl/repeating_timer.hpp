@@ -68,9 +68,7 @@ auto basic_repeating_timer<Wheel>::validated_period(std::chrono::duration<Rep, P
 template <class Wheel>
 auto basic_repeating_timer<Wheel>::next_delay() const noexcept -> duration {
     duration d = period_;
-    if (adjust_.function != nullptr)
-        d = detail::saturating_ceil<duration>(
-            adjust_.function(adjust_.context, detail::saturating_ceil<std::chrono::nanoseconds>(period_)));
+    if (adjust_) d = detail::saturating_ceil<duration>(adjust_(detail::saturating_ceil<std::chrono::nanoseconds>(period_)));
     return d > duration::zero() ? d : duration(1);
 }
 
@@ -210,7 +208,7 @@ void basic_repeating_timer<Wheel>::run_round(duration now, duration due) {
     detail::destruction_guard wheel_watch(detail::liveness_access<Wheel>::destruction(*wheel_));
     ++callbacks_running_;
     try {
-        callback_.function(callback_.context);
+        callback_();
     } catch (...) {
         if (destroyed) {
             if (outer != nullptr) *outer = true;

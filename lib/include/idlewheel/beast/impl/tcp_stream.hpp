@@ -358,6 +358,267 @@ void basic_tcp_stream<Wheel, Executor>::ws_time_out(liveness_event why) noexcept
     close_socket();
 }
 
+template <class Wheel, class Executor>
+auto basic_tcp_stream<Wheel, Executor>::release_socket() -> socket_type {
+    read_expiry_ = write_expiry_ = time_point::max();
+    timed_ = 0;
+    if (ws_watching()) ws_.phase = ws_ended;
+    node_.cancel();
+    return std::move(socket_);
+}
+
+template <class Wheel, class Executor>
+template <class Rep, class Period>
+void basic_tcp_stream<Wheel, Executor>::expires_after(std::chrono::duration<Rep, Period> d) {
+    const time_point now = clock_type::now();
+    const auto delay = idlewheel::detail::saturating_ceil<duration>(d);
+    expires_at(time_point(idlewheel::detail::saturating_add(now.time_since_epoch(), delay)));
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::expires_at(time_point t) noexcept {
+    // As Beast's impl_type::reset(): with a read and a write (or a connect) pending there is
+    // no direction left to apply the expiry to.
+    assert(pending_ != (reading | writing) &&
+           "idlewheel::beast::tcp_stream: expires_*() while a read and a write (or a connect) are both pending");
+    if ((pending_ & reading) == 0) read_expiry_ = t;
+    if ((pending_ & writing) == 0) write_expiry_ = t;
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::cancel() {
+    node_.cancel();
+    boost::system::error_code ignored;
+    socket_.cancel(ignored);
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::close() {
+    node_.cancel();
+    close_socket();
+}
+
+template <class Wheel, class Executor>
+template <class ConnectToken>
+auto basic_tcp_stream<Wheel, Executor>::async_connect(const endpoint_type& ep, ConnectToken&& token) {
+    return net::async_initiate<ConnectToken, void(boost::system::error_code)>(initiate_connect{this}, token, ep);
+}
+
+template <class Wheel, class Executor>
+template <class EndpointSequence, class RangeConnectToken, std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int>>
+auto basic_tcp_stream<Wheel, Executor>::async_connect(const EndpointSequence& endpoints, RangeConnectToken&& token) {
+    return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
+        initiate_range_connect{this}, token, endpoints);
+}
+
+template <class Wheel, class Executor>
+template <class Iterator, class IteratorConnectToken, std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int>>
+auto basic_tcp_stream<Wheel, Executor>::async_connect(Iterator begin, Iterator end, IteratorConnectToken&& token) {
+    return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
+        initiate_iterator_connect{this}, token, begin, end);
+}
+
+template <class Wheel, class Executor>
+template <class EndpointSequence, class ConnectCondition, class RangeConnectToken, std::enable_if_t<net::is_endpoint_sequence<EndpointSequence>::value, int>>
+auto basic_tcp_stream<Wheel, Executor>::async_connect(const EndpointSequence& endpoints, ConnectCondition connect_condition, RangeConnectToken&& token) {
+    return net::async_initiate<RangeConnectToken, void(boost::system::error_code, endpoint_type)>(
+        initiate_range_connect{this}, token, endpoints, std::move(connect_condition));
+}
+
+template <class Wheel, class Executor>
+template <class Iterator, class ConnectCondition, class IteratorConnectToken, std::enable_if_t<!net::is_endpoint_sequence<Iterator>::value, int>>
+auto basic_tcp_stream<Wheel, Executor>::async_connect(Iterator begin, Iterator end, ConnectCondition connect_condition, IteratorConnectToken&& token) {
+    return net::async_initiate<IteratorConnectToken, void(boost::system::error_code, Iterator)>(
+        initiate_iterator_connect{this}, token, begin, end, std::move(connect_condition));
+}
+
+template <class Wheel, class Executor>
+template <class MutableBufferSequence, class ReadToken>
+auto basic_tcp_stream<Wheel, Executor>::async_read_some(const MutableBufferSequence& buffers, ReadToken&& token) {
+    return net::async_initiate<ReadToken, void(boost::system::error_code, std::size_t)>(initiate_read{this}, token,
+                                                                                        buffers);
+}
+
+template <class Wheel, class Executor>
+template <class ConstBufferSequence, class WriteToken>
+auto basic_tcp_stream<Wheel, Executor>::async_write_some(const ConstBufferSequence& buffers, WriteToken&& token) {
+    return net::async_initiate<WriteToken, void(boost::system::error_code, std::size_t)>(initiate_write{this},
+                                                                                         token, buffers);
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::teardown_begin() {
+    pending_ = static_cast<std::uint8_t>(pending_ | tearing);
+    if (!ws_watching()) return;
+    if (ws_.phase != ws_closing) ws_closing_now(elapsed(clock_type::now()));
+    if (ws_.handshake != duration::max())
+        arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::teardown_done(bool completed) noexcept {
+    pending_ = static_cast<std::uint8_t>(pending_ & ~tearing);
+    if (completed && ws_watching()) ws_.phase = ws_ended;
+    if (pending_ == 0) {
+        if (node_.pending()) node_.cancel();
+        armed_at_ = time_point::max();
+    }
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::before_move() noexcept {
+#if IDLEWHEEL_CHECK_LIFETIME
+    if (pending_ != 0) detail::moved_while_pending();
+#endif
+    node_.cancel();
+    armed_at_ = time_point::max();
+    read_expiry_ = write_expiry_ = time_point::max();
+    timed_ = timed_out_ = 0;
+    ws_ = ws_timeouts{};  // the WebSocket timeouts stay with the websocket::stream they were set on
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::abandon(std::uint8_t ops) noexcept {
+    if ((ops & own_write) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
+    ops = static_cast<std::uint8_t>(ops & (reading | writing));
+    pending_ = static_cast<std::uint8_t>(pending_ & ~ops);
+    timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
+    timed_out_ = static_cast<std::uint8_t>(timed_out_ & ~ops);
+}
+
+template <class Wheel, class Executor>
+bool basic_tcp_stream<Wheel, Executor>::wait_for_own_write(std::uint8_t ops) noexcept {
+    if ((ops & own_write) != 0 || (ws_.flags & ws_ping_write) == 0) return false;
+    close_socket();  // the ping's write ends at once (with operation_aborted)
+    return true;
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::close_socket() noexcept {
+    boost::system::error_code ignored;  // closing fails only if already closed
+    socket_.close(ignored);
+}
+
+template <class Wheel, class Executor>
+template <class Handler, class... More>
+void basic_tcp_stream<Wheel, Executor>::complete_timed_out(Handler&& handler, More... more) {
+    complete_posted(std::forward<Handler>(handler), boost::system::error_code(boost::beast::error::timeout),
+                    more...);
+}
+
+template <class Wheel, class Executor>
+template <class Handler, class... Args>
+void basic_tcp_stream<Wheel, Executor>::complete_posted(Handler&& handler, Args... args) {
+    net::post(socket_.get_executor(), net::append(std::forward<Handler>(handler), args...));
+}
+
+template <class Wheel, class Executor>
+template <class Buffers>
+bool basic_tcp_stream<Wheel, Executor>::empty_while_pending(std::uint8_t direction, const Buffers& buffers) const noexcept {
+    return (pending_ & direction) != 0 && net::buffer_size(buffers) == 0;
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::check_start(const char* what) noexcept {
+#if IDLEWHEEL_CHECK_EXECUTOR
+    idlewheel::detail::check_caller(socket_.get_executor(), nullptr, what);
+#else
+    (void)what;
+#endif
+}
+
+// The initiations of the asynchronous operations (net::async_initiate).
+
+template <class Wheel, class Executor>
+struct basic_tcp_stream<Wheel, Executor>::initiate_read : initiate_base {
+    template <class Handler, class Buffers>
+    void operator()(Handler&& handler, const Buffers& buffers) const {
+        basic_tcp_stream& s = *this->self;
+        s.check_start("idlewheel::beast::tcp_stream::async_read_some");
+        if (s.empty_while_pending(reading, buffers))
+            return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+        std::uint8_t ops = reading;
+        if (s.ws_watching()) s.ws_on_start(reading, ops);
+        if (!s.begin(reading, reading)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+        s.socket_.async_read_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
+    }
+};
+
+template <class Wheel, class Executor>
+struct basic_tcp_stream<Wheel, Executor>::initiate_write : initiate_base {
+    template <class Handler, class Buffers>
+    void operator()(Handler&& handler, const Buffers& buffers) const {
+        basic_tcp_stream& s = *this->self;
+        s.check_start("idlewheel::beast::tcp_stream::async_write_some");
+        if (s.empty_while_pending(writing, buffers))
+            return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
+        std::uint8_t ops = writing;
+        if (s.ws_watching()) s.ws_on_start(writing, ops);
+        if (!s.begin(writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), std::size_t{0});
+        s.socket_.async_write_some(buffers, wrapped<Handler>(s, ops, std::forward<Handler>(handler)));
+    }
+};
+
+template <class Wheel, class Executor>
+struct basic_tcp_stream<Wheel, Executor>::initiate_connect : initiate_base {
+    template <class Handler>
+    void operator()(Handler&& handler, const endpoint_type& ep) const {
+        basic_tcp_stream& s = *this->self;
+        s.check_start("idlewheel::beast::tcp_stream::async_connect");
+        if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler));
+        s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+    }
+};
+
+template <class Wheel, class Executor>
+struct basic_tcp_stream<Wheel, Executor>::initiate_range_connect : initiate_base {
+    template <class Handler, class Endpoints, class Condition = always>
+    void operator()(Handler&& handler, const Endpoints& endpoints, Condition condition = {}) const {
+        basic_tcp_stream& s = *this->self;
+        if (!s.begin(reading | writing, writing))
+            return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
+        net::async_connect(s.socket_, endpoints, std::move(condition),
+                           wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+    }
+};
+
+template <class Wheel, class Executor>
+struct basic_tcp_stream<Wheel, Executor>::initiate_iterator_connect : initiate_base {
+    template <class Handler, class Iterator, class Condition = always>
+    void operator()(Handler&& handler, Iterator begin, Iterator end, Condition condition = {}) const {
+        basic_tcp_stream& s = *this->self;
+        if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
+        net::async_connect(s.socket_, begin, end, std::move(condition),
+                           wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
+    }
+};
+
+// Beast's customization points (found by argument-dependent lookup).
+
+template <class Wheel, class Executor>
+void beast_close_socket(basic_tcp_stream<Wheel, Executor>& stream) {
+    boost::system::error_code ignored;
+    stream.socket().close(ignored);
+}
+
+template <class Wheel, class Executor>
+void teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream, boost::system::error_code& ec) {
+    using boost::beast::websocket::teardown;
+    teardown(role, stream.socket(), ec);
+    stream.teardown_done(/*completed=*/true);
+}
+
+template <class Wheel, class Executor, class TeardownHandler>
+void async_teardown(boost::beast::role_type role, basic_tcp_stream<Wheel, Executor>& stream,
+                    TeardownHandler&& handler) {
+    using boost::beast::websocket::async_teardown;
+    using handler_type = std::decay_t<TeardownHandler>;
+    stream.teardown_begin();
+    async_teardown(role, stream.socket(),
+                   detail::teardown_handler<basic_tcp_stream<Wheel, Executor>, handler_type>(
+                       stream, handler_type(std::forward<TeardownHandler>(handler))));
+}
+
 }  // namespace idlewheel::beast
 
 #endif
