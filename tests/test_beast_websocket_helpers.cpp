@@ -22,6 +22,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,6 +66,18 @@ struct heartbeat_events {
     void on_event(idlewheel::heartbeat_event e) { seen.push_back(e); }
 };
 
+// ... with a heartbeat of 100 ms (ping) + 100 ms (pong) on the server's side, and a read
+// pending there (a read is what sees control frames).
+struct watched_pair : ws_pair {
+    void start_reading() {
+        hb.start();
+        server.async_read(server_buffer, [](error_code, std::size_t) {});
+    }
+    heartbeat_events events;
+    heartbeat_type hb{wheel, idlewheel::bind_member<&heartbeat_events::on_event>(&events),
+                      {.ping_interval = 100ms, .pong_timeout = 100ms}};
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_idle_close_reason_is_1000_idle_timeout) {
@@ -96,16 +109,12 @@ BOOST_FIXTURE_TEST_CASE(async_close_idle_closes_with_1000_idle_timeout, ws_pair)
     BOOST_TEST(!close_ec);
 }
 
-BOOST_FIXTURE_TEST_CASE(report_control_frames_keeps_a_pinging_peer_alive, ws_pair) {
-    heartbeat_events events;
-    heartbeat_type hb(wheel, idlewheel::bind_member<&heartbeat_events::on_event>(&events),
-                      {.ping_interval = 100ms, .pong_timeout = 100ms});
+BOOST_FIXTURE_TEST_CASE(report_control_frames_keeps_a_pinging_peer_alive, watched_pair) {
     std::vector<std::string> frames;
     idlewheel::beast::report_control_frames(server, hb, [&](websocket::frame_type kind, boost::beast::string_view p) {
         frames.push_back(std::string(kind == websocket::frame_type::ping ? "ping " : "other ") + std::string(p));
     });
-    hb.start();
-    server.async_read(server_buffer, [](error_code, std::size_t) {});  // a read sees control frames
+    start_reading();
     step_to(100);
     BOOST_TEST_REQUIRE(events.seen.size() == 1U);
     BOOST_TEST((events.seen[0] == idlewheel::heartbeat_event::send_ping));
@@ -119,26 +128,18 @@ BOOST_FIXTURE_TEST_CASE(report_control_frames_keeps_a_pinging_peer_alive, ws_pai
     BOOST_TEST((hb.current() != heartbeat_type::state::dead));
 }
 
-BOOST_FIXTURE_TEST_CASE(without_control_frames_the_same_peer_is_dead, ws_pair) {
+BOOST_FIXTURE_TEST_CASE(without_control_frames_the_same_peer_is_dead, watched_pair) {
     // The control of the test above: nothing reported, the heartbeat declares the peer dead.
-    heartbeat_events events;
-    heartbeat_type hb(wheel, idlewheel::bind_member<&heartbeat_events::on_event>(&events),
-                      {.ping_interval = 100ms, .pong_timeout = 100ms});
     idlewheel::beast::report_control_frames(server, hb);
-    hb.start();
-    server.async_read(server_buffer, [](error_code, std::size_t) {});
+    start_reading();
     step_to(250);
     BOOST_TEST_REQUIRE(events.seen.size() == 2U);
     BOOST_TEST((events.seen[1] == idlewheel::heartbeat_event::dead_peer));
 }
 
-BOOST_FIXTURE_TEST_CASE(report_control_frames_without_next_reports_a_pong, ws_pair) {
-    heartbeat_events events;
-    heartbeat_type hb(wheel, idlewheel::bind_member<&heartbeat_events::on_event>(&events),
-                      {.ping_interval = 100ms, .pong_timeout = 100ms});
+BOOST_FIXTURE_TEST_CASE(report_control_frames_without_next_reports_a_pong, watched_pair) {
     idlewheel::beast::report_control_frames(server, hb);
-    hb.start();
-    server.async_read(server_buffer, [](error_code, std::size_t) {});
+    start_reading();
     client.async_read(client_buffer, [](error_code, std::size_t) {});  // answers the server's pings
     step_to(100);
     BOOST_TEST_REQUIRE(events.seen.size() == 1U);  // send_ping: the server pings, the client pongs
