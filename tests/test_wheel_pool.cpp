@@ -2,14 +2,15 @@
 #include <idlewheel/wheel_pool.hpp>
 
 // idlewheel::wheel_pool, from its header's contract: shards (a wheel on a strand each), round
-// robin, finding a shard from an I/O object's executor, per_shard, async_for_each /
-// async_stats / async_stop (on every shard's strand, completing once, on the handler's
-// executor), the sums of wheel_stats and liveness_stats; then the pool on an io_context run by
-// more threads than this machine has cores, with sessions on their shards' strands (a
-// ThreadSanitizer build runs this file too: tests/example_checks/tsan_server_async.sh).
+// robin, finding a shard from an I/O object's executor, async_for_each / async_stats /
+// async_stop (on every shard's strand, completing once, on the handler's executor), the sum
+// of wheel_stats (per_shard and liveness_stats have files of their own); then the pool on an
+// io_context run by more threads than this machine has cores, with sessions on their shards'
+// strands (a ThreadSanitizer build runs this file too: tests/example_checks/tsan_server_async.sh).
 
 #include "support/manual_io.hpp"
 #include "support/net.hpp"
+#include "support/pool_scene.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/idle_watch.hpp>
@@ -42,18 +43,9 @@ using idlewheel::manual_clock;
 using idlewheel::test::advance_and_poll;
 using idlewheel::test::clock_reset;
 using idlewheel::test::poll;
-using manual_pool = idlewheel::basic_wheel_pool<manual_clock>;
-
-idlewheel::wheel_pool_options shards(std::size_t n) {
-    idlewheel::wheel_pool_options o;
-    o.shards = n;
-    return o;
-}
-
-struct pool_fixture : clock_reset {
-    net::io_context io;
-    manual_pool pool{io, shards(4)};
-};
+using idlewheel::test::pool_scene::manual_pool;
+using idlewheel::test::pool_scene::pool_fixture;
+using idlewheel::test::pool_scene::shards;
 
 // Runs `f` on shard `s`'s strand (as a session's handler would) and polls it through.
 template <class F>
@@ -118,34 +110,6 @@ BOOST_FIXTURE_TEST_CASE(shard_of_finds_the_shard_of_an_io_object, pool_fixture) 
     BOOST_CHECK_THROW((void)pool.shard_of(own_strand.get_executor()), std::invalid_argument);
     BOOST_TEST(pool.find(io.get_executor()) == nullptr);
     BOOST_TEST(pool.find(net::any_io_executor()) == nullptr);
-}
-
-// Neither copyable nor movable: built in place from what make returns.
-struct pinned {
-    pinned(manual_pool::wheel_type& w, int v) : wheel(&w), value(v) {}
-    pinned(const pinned&) = delete;
-    pinned& operator=(const pinned&) = delete;
-    manual_pool::wheel_type* wheel;
-    int value;
-};
-
-BOOST_FIXTURE_TEST_CASE(per_shard_builds_one_in_place_for_each_shard, pool_fixture) {
-    idlewheel::per_shard<pinned, manual_clock> made(pool, [](manual_pool::shard& s) {
-        return pinned(s.wheel(), static_cast<int>(s.index()) * 10);
-    });
-    idlewheel::per_shard<pinned, manual_clock> forwarded(pool, 7);  // pinned(shard.wheel(), 7)
-    BOOST_TEST(made.size() == pool.size());
-    BOOST_TEST(&made.pool() == &pool);
-    for (std::size_t i = 0; i < pool.size(); ++i) {
-        BOOST_TEST(made[i].wheel == &pool[i].wheel());
-        BOOST_TEST(made[i].value == static_cast<int>(i) * 10);
-        BOOST_TEST(&made[pool[i]] == &made[i]);
-        BOOST_TEST(&made.of(pool[i].get_executor()) == &made[i]);
-        BOOST_TEST(forwarded[i].wheel == &pool[i].wheel());
-        BOOST_TEST(forwarded[i].value == 7);
-    }
-    net::ip::tcp::socket elsewhere(net::make_strand(io));
-    BOOST_CHECK_THROW((void)made.of(elsewhere.get_executor()), std::invalid_argument);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_shard_wheel_runs_its_timeouts_on_the_shard_strand, pool_fixture) {
@@ -284,20 +248,6 @@ BOOST_AUTO_TEST_CASE(wheel_stats_add_counters_and_buckets_and_keep_the_worst_lat
     BOOST_TEST((sum.lateness_sum == 14ms));
     b += idlewheel::wheel_stats{};  // the neutral element
     BOOST_TEST((b.worst_lateness == 9ms));
-}
-
-BOOST_AUTO_TEST_CASE(liveness_stats_add) {
-    idlewheel::liveness_stats a{1, 2, 3, 4, 5, 6, 7, 8};
-    idlewheel::liveness_stats b{10, 20, 30, 40, 50, 60, 70, 80};
-    a += b;
-    BOOST_TEST(a.reader_idle == 11U);
-    BOOST_TEST(a.writer_idle == 22U);
-    BOOST_TEST(a.all_idle == 33U);
-    BOOST_TEST(a.pings_sent == 44U);
-    BOOST_TEST(a.dead_peers == 55U);
-    BOOST_TEST(a.handshake_timeouts == 66U);
-    BOOST_TEST(a.operation_timeouts == 77U);
-    BOOST_TEST(a.close_timeouts == 88U);
 }
 
 BOOST_FIXTURE_TEST_CASE(async_stop_stops_every_shard_and_returns_what_never_ran, pool_fixture) {

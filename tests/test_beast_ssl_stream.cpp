@@ -1,18 +1,20 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
 //
-// test_beast_tcp_stream, its second source file (the first is test_beast_tcp_stream.cpp; the two
-// compile in parallel): the compositions over TLS, on the steady clock: ssl_stream (a throwaway
-// self-signed certificate made here with OpenSSL's C API), WebSocket over TLS, the hand-over of
-// an ssl_stream into a websocket::stream, and a TLS handshake deadline. The helpers are the
-// first file's (run_until, rethrow, steady_fixture). Real clocks: lower bounds are strict
-// (never early), upper bounds generous. As in the first file, each server side is written
-// inline, not taken from support/ws_echo_server.hpp, on purpose: the TLS stream under test
+// idlewheel::beast::ssl_stream (beast/ssl_stream.hpp), a source file of the executable
+// test_beast_tcp_stream (the first is test_beast_tcp_stream.cpp; they compile in parallel): the
+// compositions over TLS, on the steady clock: ssl_stream (a throwaway self-signed certificate
+// made here with OpenSSL's C API), WebSocket over TLS, the hand-over of an ssl_stream into a
+// websocket::stream, and a TLS handshake deadline. The helpers are the first file's (run_until,
+// rethrow, steady_fixture). Real clocks: lower bounds are strict (never early), upper bounds
+// generous. As in the first file, each server side is written inline, not taken from
+// support/ws_echo_server.hpp, on purpose: the TLS stream under test
 // (its handshake, its move into a websocket::stream) is the server's own stream.
+
+#include <idlewheel/beast/ssl_stream.hpp>
 
 #include <idlewheel/beast/tcp_stream.hpp>
 // Second: its names must still resolve after this header's idlewheel::beast::detail (they did not).
 #include <idlewheel/beast/websocket_liveness.hpp>
-#include <idlewheel/beast/ssl_stream.hpp>  // the TLS stream that moves with this one inside
 
 #include "support/net.hpp"
 

@@ -4,10 +4,12 @@
 // wheel_timer::async_wait as an Asio asynchronous operation: every completion token kind,
 // "exactly once, never inside the initiating call", per-operation cancellation of each type,
 // and the handler's associated executor and allocator. Time is idlewheel::manual_clock and
-// the io_context is only ever polled.
+// the io_context is only ever polled. The associated executor and allocator, and max_pending,
+// are in test_wheel_timer_async_wait_associations.cpp (the same executable).
 
 #include "support/manual_io.hpp"
 #include "support/net.hpp"
+#include "support/wait_completion.hpp"
 
 #include <idlewheel/error.hpp>
 #include <idlewheel/manual_clock.hpp>
@@ -40,67 +42,9 @@ using idlewheel::test::wheel_fixture;
 using wheel_type = idlewheel::basic_wheel_timer<manual_clock>;
 using idlewheel::error_code;
 
-// Beast's "handler that must be called exactly once", and it records how: `initiating` is
-// true while the initiating function runs, so a call from inside it is caught.
-struct completion {
-    int calls = 0;
-    error_code ec;
-    std::int64_t at = -1;
-    bool called_inside_initiation = false;
-    bool initiating = false;
-};
-
-struct completion_handler {
-    completion* c;
-    manual_clock::time_point t0;
-    void operator()(error_code ec) const {
-        ++c->calls;
-        c->ec = ec;
-        c->at = ms_since(t0);
-        if (c->initiating) c->called_inside_initiation = true;
-    }
-};
-
-// Starts a wait whose handler records into `c`, noting whether it ran before the call returned.
-template <class Wrap>
-void start_wait(wheel_type& wheel, std::chrono::nanoseconds delay, completion& c, manual_clock::time_point t0,
-                Wrap&& wrap) {
-    c.initiating = true;
-    wheel.async_wait(delay, wrap(completion_handler{&c, t0}));
-    c.initiating = false;
-}
-
-void start_wait(wheel_type& wheel, std::chrono::nanoseconds delay, completion& c, manual_clock::time_point t0) {
-    start_wait(wheel, delay, c, t0, [](auto h) { return h; });
-}
-
-struct allocation_counts {
-    int allocations = 0;
-    int deallocations = 0;
-};
-
-template <class T>
-struct counting_allocator {
-    using value_type = T;
-    allocation_counts* counts;
-
-    explicit counting_allocator(allocation_counts* c) noexcept : counts(c) {}
-    template <class U>
-    counting_allocator(const counting_allocator<U>& other) noexcept : counts(other.counts) {}  // NOLINT: rebinding
-
-    T* allocate(std::size_t n) {
-        ++counts->allocations;
-        return std::allocator<T>().allocate(n);
-    }
-    void deallocate(T* p, std::size_t n) noexcept {
-        ++counts->deallocations;
-        std::allocator<T>().deallocate(p, n);
-    }
-    template <class U>
-    bool operator==(const counting_allocator<U>& other) const noexcept {
-        return counts == other.counts;
-    }
-};
+using idlewheel::test::wait_completion::completion;
+using idlewheel::test::wait_completion::completion_handler;
+using idlewheel::test::wait_completion::start_wait;
 
 constexpr std::array<net::cancellation_type, 3> cancellation_types{
     net::cancellation_type::terminal, net::cancellation_type::partial, net::cancellation_type::total};
@@ -566,147 +510,6 @@ BOOST_FIXTURE_TEST_CASE(refused_wait_leaves_the_slot_empty, wheel_fixture) {
     signal.emit(net::cancellation_type::terminal);
     poll(io);
     BOOST_TEST(c.calls == 1);
-}
-
-BOOST_AUTO_TEST_SUITE_END()
-
-BOOST_AUTO_TEST_SUITE(associated_executor)
-
-BOOST_FIXTURE_TEST_CASE(runs_on_a_bound_strand, wheel_fixture) {
-    auto strand = net::make_strand(io);
-    int calls = 0;
-    bool in_strand = false;
-    wheel.async_wait(20ms, net::bind_executor(strand, [&](error_code ec) {
-                         ++calls;
-                         in_strand = !ec && strand.running_in_this_thread();
-                     }));
-    advance_and_poll(io, 20ms);
-    BOOST_TEST(calls == 1);
-    BOOST_TEST(in_strand);
-}
-
-BOOST_FIXTURE_TEST_CASE(runs_on_a_second_io_context, wheel_fixture) {
-    net::io_context io2;
-    completion c;
-    bool on_io2 = false;
-    bool on_io = true;
-    wheel.async_wait(20ms, net::bind_executor(io2, [&](error_code ec) {
-                         completion_handler{&c, t0}(ec);
-                         on_io2 = io2.get_executor().running_in_this_thread();
-                         on_io = io.get_executor().running_in_this_thread();
-                     }));
-    BOOST_TEST(io2.poll() == 0U);
-    BOOST_TEST(!io2.stopped());  // the pending wait is outstanding work on io2
-    advance_and_poll(io, 20ms);
-    BOOST_TEST(c.calls == 0);  // handed to io2, not run on the wheel's context
-    BOOST_TEST(io2.poll() == 1U);
-    BOOST_TEST(c.calls == 1);
-    BOOST_TEST(!c.ec);
-    BOOST_TEST(c.at == 20);
-    BOOST_TEST(on_io2);
-    BOOST_TEST(!on_io);
-    BOOST_TEST(io2.stopped());  // and the work went with the handler
-
-    // Aborted waits go there too.
-    completion aborted;
-    io2.restart();
-    wheel.async_wait(1s, net::bind_executor(io2, completion_handler{&aborted, t0}));
-    wheel.stop();
-    poll(io);
-    BOOST_TEST(aborted.calls == 0);
-    BOOST_TEST(io2.poll() == 1U);
-    BOOST_TEST(aborted.calls == 1);
-    BOOST_TEST(aborted.ec == net::error::operation_aborted);
-}
-
-// io2.run() on its own thread has nothing to do but wait for our handler: it must not return
-// before the handler arrived (if it did, the handler would never run).
-BOOST_FIXTURE_TEST_CASE(a_second_io_context_run_waits_for_the_handler, wheel_fixture) {
-    net::io_context io2;
-    std::promise<std::thread::id> ran_on;
-    auto ran = ran_on.get_future();
-    wheel.async_wait(20ms, net::bind_executor(io2, [&ran_on](error_code ec) {
-                         if (!ec) ran_on.set_value(std::this_thread::get_id());
-                     }));
-    bool run_returned_early = false;
-    std::thread runner([&io2, &ran, &run_returned_early] {
-        io2.run();
-        // Read on this thread, after run(): if run() returned before the handler came, the
-        // handler has not set the promise yet.
-        run_returned_early = ran.wait_for(0s) != std::future_status::ready;
-    });
-    const auto runner_id = runner.get_id();
-    advance_and_poll(io, 20ms);
-    // Only a broken library makes this wait at all; the bound keeps that from hanging the suite.
-    if (ran.wait_for(10s) != std::future_status::ready) io2.stop();
-    runner.join();
-    BOOST_TEST(!run_returned_early);
-    BOOST_REQUIRE((ran.wait_for(0s) == std::future_status::ready));
-    BOOST_TEST((ran.get() == runner_id));
-}
-
-BOOST_AUTO_TEST_SUITE_END()
-
-BOOST_AUTO_TEST_SUITE(associated_allocator)
-
-BOOST_FIXTURE_TEST_CASE(one_allocation_freed_before_the_upcall, wheel_fixture) {
-    allocation_counts counts;
-    int calls = 0;
-    int deallocations_seen = -1;
-    wheel.async_wait(20ms, net::bind_allocator(counting_allocator<void>(&counts), [&](error_code ec) {
-                         calls += ec ? 100 : 1;
-                         deallocations_seen = counts.deallocations;
-                     }));
-    BOOST_TEST(counts.allocations == 1);
-    BOOST_TEST(counts.deallocations == 0);
-    advance_and_poll(io, 20ms);
-    BOOST_TEST(calls == 1);
-    BOOST_TEST(deallocations_seen == 1);
-    BOOST_TEST(counts.allocations == 1);
-    BOOST_TEST(counts.deallocations == 1);
-}
-
-BOOST_FIXTURE_TEST_CASE(cancelled_and_refused_paths_free_it_too, wheel_fixture) {
-    allocation_counts counts;
-    std::vector<int> seen;  // deallocations at each upcall
-    auto handler = [&](error_code) { seen.push_back(counts.deallocations); };
-    net::cancellation_signal signal;
-    wheel.async_wait(1s, net::bind_cancellation_slot(
-                             signal.slot(), net::bind_allocator(counting_allocator<void>(&counts), handler)));
-    signal.emit(net::cancellation_type::terminal);
-    poll(io);
-    wheel.async_wait(1s, net::bind_allocator(counting_allocator<void>(&counts), handler));
-    wheel.stop();
-    poll(io);
-    wheel.async_wait(1s, net::bind_allocator(counting_allocator<void>(&counts), handler));
-    poll(io);
-    BOOST_TEST(seen == (std::vector<int>{1, 2, 3}), boost::test_tools::per_element());
-    BOOST_TEST(counts.allocations == 3);
-    BOOST_TEST(counts.deallocations == 3);
-}
-
-BOOST_AUTO_TEST_SUITE_END()
-
-BOOST_AUTO_TEST_SUITE(limits)
-
-BOOST_FIXTURE_TEST_CASE(max_pending_refuses_a_wait, clock_reset) {
-    net::io_context io;
-    const auto t0 = manual_clock::now();
-    wheel_type wheel(io, {.max_pending = 2});
-    wheel.schedule(10ms, [] {});
-    completion accepted;
-    completion refused;
-    start_wait(wheel, 20ms, accepted, t0);
-    start_wait(wheel, 20ms, refused, t0);
-    BOOST_TEST(wheel.pending() == 2U);
-    poll(io);
-    BOOST_TEST(refused.calls == 1);
-    BOOST_TEST(refused.ec == make_error_code(idlewheel::error::too_many_pending));
-    BOOST_TEST(wheel.stats().rejected == 1U);
-    advance_and_poll(io, 20ms);
-    BOOST_TEST(accepted.calls == 1);
-    BOOST_TEST(!accepted.ec);
-    BOOST_TEST(refused.calls == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,5 +1,6 @@
 // Copyright (c) 2026 The idlewheel authors. Distributed under the Boost Software License 1.0.
-//
+#include <idlewheel/beast/websocket_liveness.hpp>
+
 // The liveness layer in a real WebSocket server, over real loopback sockets: the Beast echo
 // server of support/ws_echo_server.hpp (idlewheel only, Beast's timeouts off) on a thread of
 // its own, and Beast clients that are silent, chatty, deaf to pings, or slow to shake hands.
@@ -20,7 +21,7 @@
 #include "support/net.hpp"
 #include "support/ws_echo_server.hpp"
 
-#define BOOST_TEST_MODULE test_beast_liveness
+#define BOOST_TEST_MODULE test_beast_websocket_liveness
 #include <boost/test/unit_test.hpp>
 
 #include "support/in_child.hpp"  // after Boost.Test
