@@ -46,6 +46,7 @@
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
+#include "echo_queue.hpp"
 #include "http_routes.hpp"
 #include "log.hpp"
 #include "message_count.hpp"
@@ -67,7 +68,6 @@
 #include <boost/beast/websocket.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,10 +140,10 @@ public:
         finish(close_cause::shutdown, ending::normal);  // plain HTTP: the drain's end
     }
     void abort() override { finish(close_cause::shutdown); }
-    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
+    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : echo_.unsent(); }
     void drop_over_budget() override {
         if (!worker_.cfg.quiet)
-            log("websocket session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+            log("websocket session dropped: ", echo_.unsent(), " bytes unsent, server over --max-backlog-total");
         finish(close_cause::backlog_budget);
     }
 
@@ -182,22 +182,32 @@ public:
         if (draining_) {
             if (!worker_.cfg.quiet)
                 log("websocket: peer sent FIN and read nothing for --close-timeout (", progress_.quiet_ms(),
-                    " ms since the last write progress), ", queued_, " bytes dropped");
+                    " ms since the last write progress), ", echo_.unsent(), " bytes dropped");
             return finish(close_cause::client_close);
         }
         if (cause_ == close_cause::client_close) {  // its close frame is still unanswered: our echo is stuck
             if (!worker_.cfg.quiet)
                 log("websocket: peer sent a close frame and read nothing for --close-timeout (", progress_.quiet_ms(),
-                    " ms since the last write progress), ", queued_, " bytes dropped");
+                    " ms since the last write progress), ", echo_.unsent(), " bytes dropped");
             return finish(close_cause::client_close);
         }
         finish(close_cause::error);
+    }
+    // --timers=wheel: the hook of the session's idlewheel::member_liveness (timers/wheel_timers.hpp).
+    void on_liveness(idlewheel::liveness_event e) {
+        switch (e) {
+            case idlewheel::liveness_event::idle: return on_idle();
+            case idlewheel::liveness_event::send_ping: return send_ping();
+            case idlewheel::liveness_event::dead_peer: return on_dead_peer();
+            case idlewheel::liveness_event::handshake_timeout: return on_handshake_timeout();
+            case idlewheel::liveness_event::close_timeout: return on_close_timeout();
+        }
     }
 
     // ---- socket_events (session_socket.hpp) -------------------------------------------------
     bool hold_end_of_stream() override {
         if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_socket.hpp)
-        if (closing_ || closed_ || queue_.empty()) return false;
+        if (closing_ || closed_ || echo_.empty()) return false;
         draining_ = true;   // FIN without a close frame: send what is queued first
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
@@ -420,7 +430,7 @@ private:
             worker_.counters.messages_unechoed.fetch_add(1, std::memory_order_relaxed);
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
-        if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        if (echo_.unsent() > worker_.cfg.max_backlog) return finish(close_cause::backlog);
         if (worker_.over_backlog_budget()) {
             worker_.enforce_backlog_budget();
             if (closed_) return;
@@ -436,9 +446,7 @@ private:
     }
 
     void enqueue(std::string data, bool text) {
-        queued_ += data.size();
-        worker_.unsent_added(data.size());
-        queue_.push_back({std::move(data), text});
+        echo_.push({std::move(data), text});
         if (!writing_) write_next();
     }
 
@@ -446,11 +454,9 @@ private:
     // fragment that goes out is progress. Pings and our close frame may go between fragments.
     void write_next() {
         writing_ = true;
-        const outgoing& front = queue_.front();
-        const std::size_t piece = std::min(front.data.size() - sent_, write_piece);
-        if (sent_ == 0) ws_->text(front.text);
+        if (echo_.front_sent() == 0) ws_->text(echo_.front().text);
         ws_->async_write_some(
-            sent_ + piece == front.data.size(), asio::buffer(front.data.data() + sent_, piece),
+            echo_.next_piece_ends_message(), echo_.next_piece(),
             [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_write(ec, n); });
     }
 
@@ -459,24 +465,20 @@ private:
         if (closed_) return;
         if (tls_failure(ec)) return fail_tls("writing a message", ec);
         if (ec) return finish(close_cause::error);
-        sent_ += n;
-        queued_ -= n;
-        worker_.unsent_removed(n);
+        const bool whole = echo_.written(n);
         if (draining_ || closing_) {
             progress_.mark();
             timers_.on_write_progress();  // the close deadline starts again
         }
-        if (sent_ < queue_.front().data.size()) {
+        if (!whole) {
             if (!closing_) write_next();  // closing: our close frame goes next, mid-message or not
             return;
         }
-        sent_ = 0;
-        queue_.pop_front();
-        if (queue_.empty() && close_after_echo_ && !draining_)
+        if (echo_.empty() && close_after_echo_ && !draining_)
             return start_close(after_echo_cause_, going_away(after_echo_cause_));
-        if (!queue_.empty() && !closing_) {
+        if (!echo_.empty() && !closing_) {
             write_next();
-        } else if (queue_.empty() && draining_) {
+        } else if (echo_.empty() && draining_) {
             beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
     }
@@ -489,7 +491,7 @@ private:
     // abrupt bound (--close-timeout after the spread). The first cause asked for is kept.
     void going_away_after_echo(close_cause cause) {
         if (close_after_echo_) return;
-        if (!queue_.empty()) {
+        if (!echo_.empty()) {
             close_after_echo_ = true;
             after_echo_cause_ = cause;
             return;
@@ -530,7 +532,7 @@ private:
         if (closed_) return;
         closed_ = true;
         timers_.stop_all();
-        worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        echo_.leave_budget();  // out of the server's budget now; freed with the session
         // Not echoed: what is still queued, and what Beast read but never handed on (the
         // messages its close operation discarded after our close frame, or left in its buffer);
         // the latter are messages read too (so that messages less messages_unechoed is what
@@ -541,10 +543,10 @@ private:
             const std::uint64_t counted = ws_->next_layer().messages_read();
             const std::uint64_t undelivered = counted > delivered_ ? counted - delivered_ : 0;
             worker_.counters.messages.fetch_add(undelivered, std::memory_order_relaxed);
-            worker_.counters.messages_unechoed.fetch_add(queue_.size() + undelivered, std::memory_order_relaxed);
+            worker_.counters.messages_unechoed.fetch_add(echo_.size() + undelivered, std::memory_order_relaxed);
         }
         // Echo abandoned: reset rather than a FIN queued behind it (as tcp_session), so no orphan.
-        if (how == ending::give_up || queued_ > 0) reset_if_unsent(lowest_socket(), queued_);
+        if (how == ending::give_up || echo_.unsent() > 0) reset_if_unsent(lowest_socket(), echo_.unsent());
         if (ws_) {
             idlewheel::beast::drop(*ws_);
             beast::get_lowest_layer(*ws_).release_end_of_stream();  // a held FIN completes Beast's read now
@@ -583,9 +585,7 @@ private:
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
-    std::deque<outgoing> queue_;
-    std::size_t queued_ = 0;  // unsent bytes in queue_
-    std::size_t sent_ = 0;    // bytes of queue_.front() already written
+    echo_queue<outgoing> echo_{worker_};
     std::uint64_t delivered_ = 0;  // messages Beast handed to on_message (against ws_'s count of messages read)
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);

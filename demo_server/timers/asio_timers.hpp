@@ -179,12 +179,7 @@ private:
     steady::duration offset_{};
 };
 
-struct asio_policy {
-    template <class Session>
-    using tcp = asio_tcp_timers<Session>;
-    template <class Session>
-    using web = asio_web_timers<Session>;
-};
+struct asio_policy : policy_of<asio_tcp_timers, asio_web_timers> {};
 
 }  // namespace demo
 

@@ -26,12 +26,9 @@ public:
     void stop_all() noexcept {}
 };
 
-struct no_timers_policy {
-    template <class Session>
-    using tcp = no_timers;
-    template <class Session>
-    using web = no_timers;
-};
+template <class Session>
+using no_timers_for = no_timers;
+struct no_timers_policy : policy_of<no_timers_for, no_timers_for> {};
 
 static_assert(tcp_timers<no_timers> && web_timers<no_timers>);
 
