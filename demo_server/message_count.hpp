@@ -1,5 +1,5 @@
 // The stream under a WebSocket session's beast::websocket::stream (websocket::stream<
-// message_counting_stream<Next>>, Next: session_socket, or ssl::stream<session_socket> under
+// message_counting_stream<Next>>, Next: session_stream<Transport>, or ssl::stream of it under
 // --tls): it forwards everything to Next and counts the complete data messages that pass up
 // through its reads, from the frame headers alone.
 //

@@ -19,11 +19,11 @@
 //
 // Every close handshake, whoever started it (us, the peer's close frame, Beast after a protocol
 // error), is bounded by --close-timeout, and is counted by what started it, not by the timeout
-// (session_socket.hpp). A peer's FIN without a close frame lets the echo already queued go out
+// (session_stream.hpp). A peer's FIN without a close frame lets the echo already queued go out
 // first, bounded like a TCP half-close: --close-timeout without write progress. An echo over
 // 64 KiB goes out as fragments of 64 KiB, each one progress (write_progress.hpp).
 //
-// --tls (Tls = true): the same session over TLS (ssl::stream<session_socket>, tls.hpp's
+// --tls (Tls = true): the same session over TLS (ssl::stream<session_stream<...>>, tls.hpp's
 // context). No TLS state exists until the client's first byte arrives (a wait for readability
 // on the bare socket, as nginx does): a connection that sends nothing costs what a plain one
 // does. The TLS handshake comes first and counts in the handshake deadline (accept to the end
@@ -50,7 +50,7 @@
 #include "http_routes.hpp"
 #include "log.hpp"
 #include "message_count.hpp"
-#include "session_socket.hpp"
+#include "session_stream.hpp"
 #include "timers/timer_policy.hpp"
 #include "tls.hpp"
 #include "worker.hpp"
@@ -84,8 +84,20 @@ template <class Policy, bool Tls = false>
 class web_session final : public session_base,
                           public socket_events,
                           public std::enable_shared_from_this<web_session<Policy, Tls>> {
+    // The transport is the timer policy's: idlewheel::beast::tcp_stream under --timers=wheel,
+    // boost::beast::tcp_stream under asio, the socket under none (Policy::web_stream). Their own
+    // deadlines (expires_after, and the one-line WebSocket timeouts, idlewheel::beast::set_option)
+    // stay off: the demo's liveness is its policy's (timers_), because it needs what they do not
+    // give: a deadline from accept across the TLS handshake, the request and the upgrade;
+    // reader idle that ends a WebSocket with close 1000 "idle timeout" (theirs drop the
+    // connection) and an HTTP keep-alive connection as http_idle; a heartbeat of its own times
+    // (--ping-interval, --pong-timeout, --ping-jitter; theirs pings at idle_timeout / 2); a close
+    // deadline that write progress starts again (a slow reader's drain; theirs bounds the whole
+    // close); and every verdict counted in the worker's liveness_stats (/metrics).
+    using transport = typename Policy::web_stream;
+    using hooked = session_stream<transport>;  // the FIN hold and the teardown hooks (session_stream.hpp)
     // What HTTP runs over, and what the WebSocket stream wraps once the session upgrades.
-    using layer = std::conditional_t<Tls, asio::ssl::stream<session_socket>, session_socket>;
+    using layer = std::conditional_t<Tls, asio::ssl::stream<hooked>, hooked>;
 
 public:
     web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
@@ -93,7 +105,7 @@ public:
         if constexpr (Tls)
             before_hello_.emplace(std::move(socket));  // the TLS state comes with the first byte
         else
-            stream_.emplace(std::move(socket), *this);
+            stream_.emplace(Policy::make_web_stream(w, std::move(socket)), *this);
     }
     web_session(const web_session&) = delete;
     web_session& operator=(const web_session&) = delete;
@@ -172,12 +184,12 @@ public:
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
     void on_close_timeout() {
-        if (ws_ && beast::get_lowest_layer(*ws_).in_teardown()) {
+        if (ws_ && hooks().in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
             // completes the operation that started the close with its own outcome.
             if (!worker_.cfg.quiet)
                 log("websocket: the peer did not end TCP within --close-timeout after the close frames");
-            return beast::get_lowest_layer(*ws_).end_teardown();
+            return hooks().end_teardown();
         }
         if (draining_) {
             if (!worker_.cfg.quiet)
@@ -204,9 +216,9 @@ public:
         }
     }
 
-    // ---- socket_events (session_socket.hpp) -------------------------------------------------
+    // ---- socket_events (session_stream.hpp) -------------------------------------------------
     bool hold_end_of_stream() override {
-        if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_socket.hpp)
+        if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_stream.hpp)
         if (closing_ || closed_ || echo_.empty()) return false;
         draining_ = true;   // FIN without a close frame: send what is queued first
         progress_.mark();
@@ -228,9 +240,10 @@ private:
         if constexpr (Tls) {
             if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
             if (ec) return finish(close_cause::error);
-            stream_.emplace(session_socket(std::move(*before_hello_), *this), *worker_.tls_context);
+            stream_.emplace(hooked(Policy::make_web_stream(worker_, std::move(*before_hello_)), *this),
+                            *worker_.tls_context);
             before_hello_.reset();
-            beast::get_lowest_layer(*stream_).limit_handshake(max_client_hello, max_handshake_input);
+            hooks().limit_handshake(max_client_hello, max_handshake_input);
             stream_->async_handshake(asio::ssl::stream_base::server,
                                      [self = this->shared_from_this()](boost::system::error_code handshake_ec) {
                                          self->on_tls_handshake(handshake_ec);
@@ -240,9 +253,8 @@ private:
 
     void on_tls_handshake(boost::system::error_code ec) {
         if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
-        session_socket& socket = beast::get_lowest_layer(*stream_);
         if (ec) {
-            if (const char* refusal = socket.handshake_refusal()) {
+            if (const char* refusal = hooks().handshake_refusal()) {
                 if (!worker_.cfg.quiet)
                     log("tls handshake failed: ", refusal, " (ClientHello at most ", max_client_hello, " bytes, ",
                         max_handshake_input, " bytes before the handshake completes)");
@@ -254,7 +266,7 @@ private:
             if (!worker_.cfg.quiet) log("tls handshake failed: ", ec.message());
             return finish(close_cause::tls_failed);
         }
-        socket.end_handshake_limit();
+        hooks().end_handshake_limit();
         read_request();
     }
 
@@ -479,7 +491,7 @@ private:
         if (!echo_.empty() && !closing_) {
             write_next();
         } else if (echo_.empty() && draining_) {
-            beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
+            hooks().release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
     }
 
@@ -549,7 +561,7 @@ private:
         if (how == ending::give_up || echo_.unsent() > 0) reset_if_unsent(lowest_socket(), echo_.unsent());
         if (ws_) {
             idlewheel::beast::drop(*ws_);
-            beast::get_lowest_layer(*ws_).release_end_of_stream();  // a held FIN completes Beast's read now
+            hooks().release_end_of_stream();  // a held FIN completes Beast's read now
         } else if (stream_) {
             idlewheel::beast::drop(*stream_);
         } else {
@@ -561,12 +573,17 @@ private:
         return {websocket::close_code::going_away, why == close_cause::max_lifetime ? "max lifetime" : "server shutting down"};
     }
 
+    // The hooks' layer (not before the first byte under --tls).
+    [[nodiscard]] hooked& hooks() noexcept {
+        if (ws_) return hooks_of(ws_->next_layer().next_layer());
+        return hooks_of(*stream_);
+    }
+
     [[nodiscard]] asio::ip::tcp::socket& lowest_socket() noexcept {
-        if (ws_) return beast::get_lowest_layer(*ws_);
         if constexpr (Tls) {
-            if (!stream_) return *before_hello_;
+            if (!ws_ && !stream_) return *before_hello_;
         }
-        return beast::get_lowest_layer(*stream_);
+        return hooks().socket();
     }
 
     struct outgoing {

@@ -28,7 +28,11 @@ public:
 
 template <class Session>
 using no_timers_for = no_timers;
-struct no_timers_policy : policy_of<no_timers_for, no_timers_for> {};
+struct no_timers_policy : policy_of<no_timers_for, no_timers_for> {
+    // The HTTP/WebSocket session's transport: the socket (no deadline to keep).
+    using web_stream = asio::ip::tcp::socket;
+    static web_stream make_web_stream(worker&, asio::ip::tcp::socket s) { return s; }
+};
 
 static_assert(tcp_timers<no_timers> && web_timers<no_timers>);
 

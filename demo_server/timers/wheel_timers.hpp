@@ -19,6 +19,7 @@
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
+#include <idlewheel/beast/tcp_stream.hpp>
 #include <idlewheel/bind_member.hpp>
 #include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
@@ -182,7 +183,12 @@ static_assert(sizeof(wheel_tcp_timers<wheel_timers_size_probe>) ==
 static_assert(sizeof(wheel_web_timers<wheel_timers_size_probe>) ==
               sizeof(idlewheel::session_liveness) + sizeof(std::unique_ptr<idlewheel::operation_deadline>));
 
-struct wheel_policy : policy_of<wheel_tcp_timers, wheel_web_timers> {};
+struct wheel_policy : policy_of<wheel_tcp_timers, wheel_web_timers> {
+    // The HTTP/WebSocket session's transport: the drop-in stream, on the worker's wheel (its
+    // timer_node never enters it: the session sets none of its deadlines, web_session.hpp).
+    using web_stream = idlewheel::beast::tcp_stream;
+    static web_stream make_web_stream(worker& w, asio::ip::tcp::socket s) { return web_stream(w.wheel, std::move(s)); }
+};
 
 }  // namespace demo
 
