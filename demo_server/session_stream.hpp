@@ -37,12 +37,10 @@
 #ifndef IDLEWHEEL_DEMO_SESSION_STREAM_HPP
 #define IDLEWHEEL_DEMO_SESSION_STREAM_HPP
 
+#include "read_through.hpp"
 #include "write_progress.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/associated_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -93,21 +91,16 @@ public:
 
     template <class MutableBuffers, class Token>
     auto async_read_some(const MutableBuffers& buffers, Token&& token) {
-        return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
-            [this](auto handler, const MutableBuffers& b) {
-                const auto ex = boost::asio::get_associated_executor(handler, get_executor());
-                next_.async_read_some(
-                    b, boost::asio::bind_executor(
-                           ex, [this, b, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
-                               if (!ec && hello_limit_ != 0) ec = check_handshake_bytes(b, n);
-                               if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
-                                   held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
-                                   return;
-                               }
-                               std::move(h)(ec, n);
-                           }));
-            },
-            token, buffers);
+        return async_read_some_through(
+            next_, buffers, std::forward<Token>(token),
+            [this](boost::system::error_code ec, std::size_t n, const MutableBuffers& b, auto&& h) {
+                if (!ec && hello_limit_ != 0) ec = check_handshake_bytes(b, n);
+                if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
+                    held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
+                    return;
+                }
+                std::move(h)(ec, n);
+            });
     }
 
     template <class ConstBuffers, class Token>

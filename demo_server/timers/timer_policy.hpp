@@ -1,5 +1,6 @@
 // What a timer policy gives the demo's sessions, so --timers=wheel|asio|none run exactly the
-// same server. A policy names two classes:
+// same server. A policy names two classes, and the transport of the HTTP/WebSocket sessions
+// (Policy::web_stream, made by Policy::make_web_stream(worker&, socket): web_session.hpp):
 //
 //  Policy::tcp<Session>  raw TCP: reader idle, and a deadline for draining the echo after the
 //                        client half-closed (--close-timeout without write progress: it
