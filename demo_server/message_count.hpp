@@ -1,5 +1,5 @@
 // The stream under a WebSocket session's beast::websocket::stream (websocket::stream<
-// message_counting_stream<Next>>, Next: session_socket, or ssl::stream<session_socket> under
+// message_counting_stream<Next>>, Next: session_stream<Transport>, or ssl::stream of it under
 // --tls): it forwards everything to Next and counts the complete data messages that pass up
 // through its reads, from the frame headers alone.
 //
@@ -16,9 +16,8 @@
 #ifndef IDLEWHEEL_DEMO_MESSAGE_COUNT_HPP
 #define IDLEWHEEL_DEMO_MESSAGE_COUNT_HPP
 
-#include <boost/asio/associated_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/bind_executor.hpp>
+#include "read_through.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
@@ -114,17 +113,12 @@ public:
 
     template <class MutableBuffers, class Token>
     auto async_read_some(const MutableBuffers& buffers, Token&& token) {
-        return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
-            [this](auto handler, const MutableBuffers& b) {
-                const auto ex = boost::asio::get_associated_executor(handler, get_executor());
-                next_.async_read_some(
-                    b, boost::asio::bind_executor(
-                           ex, [this, b, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
-                               scan(b, n);
-                               std::move(h)(ec, n);
-                           }));
-            },
-            token, buffers);
+        return async_read_some_through(
+            next_, buffers, std::forward<Token>(token),
+            [this](boost::system::error_code ec, std::size_t n, const MutableBuffers& b, auto&& h) {
+                scan(b, n);
+                std::move(h)(ec, n);
+            });
     }
 
     template <class ConstBuffers, class Token>

@@ -27,14 +27,17 @@
 #ifndef IDLEWHEEL_DEMO_TCP_SESSION_HPP
 #define IDLEWHEEL_DEMO_TCP_SESSION_HPP
 
+#include "echo_queue.hpp"
 #include "log.hpp"
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 #include "write_progress.hpp"
 
+#include <idlewheel/session_liveness.hpp>
+
 #include <boost/asio/ip/tcp.hpp>
+
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <string>
 
@@ -68,15 +71,16 @@ public:
 
     void shutdown() override {
         if (closed_ || stopping_ || draining_) return;  // draining: the client's FIN came first
-        if (queue_.empty()) return finish(close_cause::shutdown, ending::normal);
+        if (echo_.empty()) return finish(close_cause::shutdown, ending::normal);
         stopping_ = true;
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends it
     }
     void abort() override { finish(close_cause::shutdown); }
-    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
+    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : echo_.unsent(); }
     void drop_over_budget() override {
-        if (!worker_.cfg.quiet) log("tcp session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+        if (!worker_.cfg.quiet)
+            log("tcp session dropped: ", echo_.unsent(), " bytes unsent, server over --max-backlog-total");
         finish(close_cause::backlog_budget);
     }
 
@@ -88,8 +92,14 @@ public:
         if (!worker_.cfg.quiet)
             log(stopping_ ? "tcp session: the drain's client read nothing or sent no FIN for --close-timeout ("
                           : "tcp session: half-closed client read nothing for --close-timeout (",
-                progress_.quiet_ms(), " ms since the last write progress), ", queued_, " bytes dropped");
+                progress_.quiet_ms(), " ms since the last write progress), ", echo_.unsent(), " bytes dropped");
         finish(close_cause::client_close);  // shutdown if stopping_ (finish)
+    }
+    // --timers=wheel: the hook of the session's idlewheel::member_liveness (timers/wheel_timers.hpp).
+    // The `tcp` times have no handshake and no heartbeat: idle and close_timeout only.
+    void on_liveness(idlewheel::liveness_event e) {
+        if (e == idlewheel::liveness_event::idle) return on_idle();
+        if (e == idlewheel::liveness_event::close_timeout) return on_close_timeout();
     }
 
 private:
@@ -116,7 +126,7 @@ private:
         } else if (!split_lines(scratch.data(), n)) {
             return;  // line too long: finished
         }
-        if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        if (echo_.unsent() > worker_.cfg.max_backlog) return finish(close_cause::backlog);
         if (worker_.over_backlog_budget()) {
             worker_.enforce_backlog_budget();
             if (closed_) return;
@@ -131,7 +141,7 @@ private:
             draining_ = true;  // reading no more; the rest of the echo, then close
             return;
         }
-        if (queue_.empty()) return finish(close_cause::client_close, ending::normal);
+        if (echo_.empty()) return finish(close_cause::client_close, ending::normal);
         draining_ = true;
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
@@ -159,18 +169,15 @@ private:
     }
 
     void enqueue(std::string data) {
-        queued_ += data.size();
-        worker_.unsent_added(data.size());
-        queue_.push_back(std::move(data));
+        echo_.push({std::move(data)});
         if (!writing_) write_next();
     }
 
     // The rest of the front buffer, a piece at a time: every piece that goes out is progress.
     void write_next() {
         writing_ = true;
-        const std::string& front = queue_.front();
         socket_.async_write_some(
-            asio::buffer(front.data() + sent_, std::min(front.size() - sent_, write_piece)),
+            echo_.next_piece(),
             [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_write(ec, n); });
     }
 
@@ -178,17 +185,13 @@ private:
         writing_ = false;
         if (closed_) return;
         if (ec) return finish(close_cause::error);
-        sent_ += n;
-        queued_ -= n;
-        worker_.unsent_removed(n);
+        const bool whole = echo_.written(n);
         if (draining_ || stopping_) {
             progress_.mark();
             timers_.on_write_progress();  // the drain deadline starts again
         }
-        if (sent_ < queue_.front().size()) return write_next();
-        sent_ = 0;
-        queue_.pop_front();
-        if (!queue_.empty()) {
+        if (!whole) return write_next();
+        if (!echo_.empty()) {
             write_next();
         } else if (draining_) {
             finish(close_cause::client_close, ending::normal);  // everything echoed: now close (shutdown if stopping_)
@@ -212,11 +215,11 @@ private:
         closed_ = true;
         cause_ = stopping_ ? close_cause::shutdown : cause;  // the drain started this close, however it ends
         timers_.stop_all();
-        worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        echo_.leave_budget();  // out of the server's budget now; freed with the session
         boost::system::error_code ignored;
         // Echo left unsent is abandoned: reset instead of a FIN queued behind it, so the client
         // learns at once and the kernel frees the socket's buffers too (no orphan).
-        if (how == ending::give_up || queued_ > 0) reset_if_unsent(socket_, queued_);
+        if (how == ending::give_up || echo_.unsent() > 0) reset_if_unsent(socket_, echo_.unsent());
         socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
         socket_.close(ignored);  // pending operations complete with operation_aborted
     }
@@ -224,10 +227,11 @@ private:
     worker& worker_;
     asio::ip::tcp::socket socket_;
     [[no_unique_address]] typename Policy::template tcp<tcp_session> timers_;
-    std::deque<std::string> queue_;
+    struct outgoing {
+        std::string data;
+    };
+    echo_queue<outgoing> echo_{worker_};
     std::string partial_;
-    std::size_t queued_ = 0;  // unsent bytes in queue_
-    std::size_t sent_ = 0;    // bytes of queue_.front() already written
     close_cause cause_ = close_cause::error;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);
     progress_stamp progress_;  // while draining: the last write progress, for the drop's log line

@@ -22,7 +22,7 @@
 
 namespace demo {
 
-/// What a client may send before its TLS handshake completes (session_socket::limit_handshake;
+/// What a client may send before its TLS handshake completes (session_stream::limit_handshake;
 /// past it the handshake fails: tls_failed): a ClientHello declaring at most `max_client_hello`
 /// bytes, the largest that fits one TLS record's plaintext (2^14 bytes, RFC 8446 section 5.1),
 /// and `max_handshake_input` bytes in all (the hello with its record headers, then the client's

@@ -19,11 +19,11 @@
 //
 // Every close handshake, whoever started it (us, the peer's close frame, Beast after a protocol
 // error), is bounded by --close-timeout, and is counted by what started it, not by the timeout
-// (session_socket.hpp). A peer's FIN without a close frame lets the echo already queued go out
+// (session_stream.hpp). A peer's FIN without a close frame lets the echo already queued go out
 // first, bounded like a TCP half-close: --close-timeout without write progress. An echo over
 // 64 KiB goes out as fragments of 64 KiB, each one progress (write_progress.hpp).
 //
-// --tls (Tls = true): the same session over TLS (ssl::stream<session_socket>, tls.hpp's
+// --tls (Tls = true): the same session over TLS (ssl::stream<session_stream<...>>, tls.hpp's
 // context). No TLS state exists until the client's first byte arrives (a wait for readability
 // on the bare socket, as nginx does): a connection that sends nothing costs what a plain one
 // does. The TLS handshake comes first and counts in the handshake deadline (accept to the end
@@ -46,10 +46,11 @@
 #ifndef IDLEWHEEL_DEMO_WEB_SESSION_HPP
 #define IDLEWHEEL_DEMO_WEB_SESSION_HPP
 
+#include "echo_queue.hpp"
 #include "http_routes.hpp"
 #include "log.hpp"
 #include "message_count.hpp"
-#include "session_socket.hpp"
+#include "session_stream.hpp"
 #include "timers/timer_policy.hpp"
 #include "tls.hpp"
 #include "worker.hpp"
@@ -67,7 +68,6 @@
 #include <boost/beast/websocket.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,8 +84,20 @@ template <class Policy, bool Tls = false>
 class web_session final : public session_base,
                           public socket_events,
                           public std::enable_shared_from_this<web_session<Policy, Tls>> {
+    // The transport is the timer policy's: idlewheel::beast::tcp_stream under --timers=wheel,
+    // boost::beast::tcp_stream under asio, the socket under none (Policy::web_stream). Their own
+    // deadlines (expires_after, and the one-line WebSocket timeouts, idlewheel::beast::set_option)
+    // stay off: the demo's liveness is its policy's (timers_), because it needs what they do not
+    // give: a deadline from accept across the TLS handshake, the request and the upgrade;
+    // reader idle that ends a WebSocket with close 1000 "idle timeout" (theirs drop the
+    // connection) and an HTTP keep-alive connection as http_idle; a heartbeat of its own times
+    // (--ping-interval, --pong-timeout, --ping-jitter; theirs pings at idle_timeout / 2); a close
+    // deadline that write progress starts again (a slow reader's drain; theirs bounds the whole
+    // close); and every verdict counted in the worker's liveness_stats (/metrics).
+    using transport = typename Policy::web_stream;
+    using hooked = session_stream<transport>;  // the FIN hold and the teardown hooks (session_stream.hpp)
     // What HTTP runs over, and what the WebSocket stream wraps once the session upgrades.
-    using layer = std::conditional_t<Tls, asio::ssl::stream<session_socket>, session_socket>;
+    using layer = std::conditional_t<Tls, asio::ssl::stream<hooked>, hooked>;
 
 public:
     web_session(worker& w, const stats_source& stats, asio::ip::tcp::socket socket)
@@ -93,7 +105,7 @@ public:
         if constexpr (Tls)
             before_hello_.emplace(std::move(socket));  // the TLS state comes with the first byte
         else
-            stream_.emplace(std::move(socket), *this);
+            stream_.emplace(Policy::make_web_stream(w, std::move(socket)), *this);
     }
     web_session(const web_session&) = delete;
     web_session& operator=(const web_session&) = delete;
@@ -140,10 +152,10 @@ public:
         finish(close_cause::shutdown, ending::normal);  // plain HTTP: the drain's end
     }
     void abort() override { finish(close_cause::shutdown); }
-    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : queued_; }
+    [[nodiscard]] std::size_t unsent_bytes() const noexcept override { return closed_ ? 0 : echo_.unsent(); }
     void drop_over_budget() override {
         if (!worker_.cfg.quiet)
-            log("websocket session dropped: ", queued_, " bytes unsent, server over --max-backlog-total");
+            log("websocket session dropped: ", echo_.unsent(), " bytes unsent, server over --max-backlog-total");
         finish(close_cause::backlog_budget);
     }
 
@@ -172,32 +184,42 @@ public:
     [[nodiscard]] steady::time_point last_active() const noexcept override { return last_active_; }
     [[nodiscard]] bool plain_http() const noexcept override { return kind_ == session_kind::http; }
     void on_close_timeout() {
-        if (ws_ && beast::get_lowest_layer(*ws_).in_teardown()) {
+        if (ws_ && hooks().in_teardown()) {
             // The close frames are exchanged; the peer did not close TCP in time. Beast
             // completes the operation that started the close with its own outcome.
             if (!worker_.cfg.quiet)
                 log("websocket: the peer did not end TCP within --close-timeout after the close frames");
-            return beast::get_lowest_layer(*ws_).end_teardown();
+            return hooks().end_teardown();
         }
         if (draining_) {
             if (!worker_.cfg.quiet)
                 log("websocket: peer sent FIN and read nothing for --close-timeout (", progress_.quiet_ms(),
-                    " ms since the last write progress), ", queued_, " bytes dropped");
+                    " ms since the last write progress), ", echo_.unsent(), " bytes dropped");
             return finish(close_cause::client_close);
         }
         if (cause_ == close_cause::client_close) {  // its close frame is still unanswered: our echo is stuck
             if (!worker_.cfg.quiet)
                 log("websocket: peer sent a close frame and read nothing for --close-timeout (", progress_.quiet_ms(),
-                    " ms since the last write progress), ", queued_, " bytes dropped");
+                    " ms since the last write progress), ", echo_.unsent(), " bytes dropped");
             return finish(close_cause::client_close);
         }
         finish(close_cause::error);
     }
+    // --timers=wheel: the hook of the session's idlewheel::member_liveness (timers/wheel_timers.hpp).
+    void on_liveness(idlewheel::liveness_event e) {
+        switch (e) {
+            case idlewheel::liveness_event::idle: return on_idle();
+            case idlewheel::liveness_event::send_ping: return send_ping();
+            case idlewheel::liveness_event::dead_peer: return on_dead_peer();
+            case idlewheel::liveness_event::handshake_timeout: return on_handshake_timeout();
+            case idlewheel::liveness_event::close_timeout: return on_close_timeout();
+        }
+    }
 
-    // ---- socket_events (session_socket.hpp) -------------------------------------------------
+    // ---- socket_events (session_stream.hpp) -------------------------------------------------
     bool hold_end_of_stream() override {
-        if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_socket.hpp)
-        if (closing_ || closed_ || queue_.empty()) return false;
+        if (Tls) return false;  // under TLS the FIN reaches the TLS layer first (session_stream.hpp)
+        if (closing_ || closed_ || echo_.empty()) return false;
         draining_ = true;   // FIN without a close frame: send what is queued first
         progress_.mark();
         timers_.closing();  // --close-timeout without write progress ends the drain
@@ -218,9 +240,10 @@ private:
         if constexpr (Tls) {
             if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
             if (ec) return finish(close_cause::error);
-            stream_.emplace(session_socket(std::move(*before_hello_), *this), *worker_.tls_context);
+            stream_.emplace(hooked(Policy::make_web_stream(worker_, std::move(*before_hello_)), *this),
+                            *worker_.tls_context);
             before_hello_.reset();
-            beast::get_lowest_layer(*stream_).limit_handshake(max_client_hello, max_handshake_input);
+            hooks().limit_handshake(max_client_hello, max_handshake_input);
             stream_->async_handshake(asio::ssl::stream_base::server,
                                      [self = this->shared_from_this()](boost::system::error_code handshake_ec) {
                                          self->on_tls_handshake(handshake_ec);
@@ -230,9 +253,8 @@ private:
 
     void on_tls_handshake(boost::system::error_code ec) {
         if (closed_) return;  // the handshake deadline (or the server's stop) closed the socket
-        session_socket& socket = beast::get_lowest_layer(*stream_);
         if (ec) {
-            if (const char* refusal = socket.handshake_refusal()) {
+            if (const char* refusal = hooks().handshake_refusal()) {
                 if (!worker_.cfg.quiet)
                     log("tls handshake failed: ", refusal, " (ClientHello at most ", max_client_hello, " bytes, ",
                         max_handshake_input, " bytes before the handshake completes)");
@@ -244,7 +266,7 @@ private:
             if (!worker_.cfg.quiet) log("tls handshake failed: ", ec.message());
             return finish(close_cause::tls_failed);
         }
-        socket.end_handshake_limit();
+        hooks().end_handshake_limit();
         read_request();
     }
 
@@ -420,7 +442,7 @@ private:
             worker_.counters.messages_unechoed.fetch_add(1, std::memory_order_relaxed);
         buffer_.consume(buffer_.size());
         if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();  // a big message should not pin memory
-        if (queued_ > worker_.cfg.max_backlog) return finish(close_cause::backlog);
+        if (echo_.unsent() > worker_.cfg.max_backlog) return finish(close_cause::backlog);
         if (worker_.over_backlog_budget()) {
             worker_.enforce_backlog_budget();
             if (closed_) return;
@@ -436,9 +458,7 @@ private:
     }
 
     void enqueue(std::string data, bool text) {
-        queued_ += data.size();
-        worker_.unsent_added(data.size());
-        queue_.push_back({std::move(data), text});
+        echo_.push({std::move(data), text});
         if (!writing_) write_next();
     }
 
@@ -446,11 +466,9 @@ private:
     // fragment that goes out is progress. Pings and our close frame may go between fragments.
     void write_next() {
         writing_ = true;
-        const outgoing& front = queue_.front();
-        const std::size_t piece = std::min(front.data.size() - sent_, write_piece);
-        if (sent_ == 0) ws_->text(front.text);
+        if (echo_.front_sent() == 0) ws_->text(echo_.front().text);
         ws_->async_write_some(
-            sent_ + piece == front.data.size(), asio::buffer(front.data.data() + sent_, piece),
+            echo_.next_piece_ends_message(), echo_.next_piece(),
             [self = this->shared_from_this()](boost::system::error_code ec, std::size_t n) { self->on_write(ec, n); });
     }
 
@@ -459,25 +477,21 @@ private:
         if (closed_) return;
         if (tls_failure(ec)) return fail_tls("writing a message", ec);
         if (ec) return finish(close_cause::error);
-        sent_ += n;
-        queued_ -= n;
-        worker_.unsent_removed(n);
+        const bool whole = echo_.written(n);
         if (draining_ || closing_) {
             progress_.mark();
             timers_.on_write_progress();  // the close deadline starts again
         }
-        if (sent_ < queue_.front().data.size()) {
+        if (!whole) {
             if (!closing_) write_next();  // closing: our close frame goes next, mid-message or not
             return;
         }
-        sent_ = 0;
-        queue_.pop_front();
-        if (queue_.empty() && close_after_echo_ && !draining_)
+        if (echo_.empty() && close_after_echo_ && !draining_)
             return start_close(after_echo_cause_, going_away(after_echo_cause_));
-        if (!queue_.empty() && !closing_) {
+        if (!echo_.empty() && !closing_) {
             write_next();
-        } else if (queue_.empty() && draining_) {
-            beast::get_lowest_layer(*ws_).release_end_of_stream();  // everything echoed: Beast may see the FIN now
+        } else if (echo_.empty() && draining_) {
+            hooks().release_end_of_stream();  // everything echoed: Beast may see the FIN now
         }
     }
 
@@ -489,7 +503,7 @@ private:
     // abrupt bound (--close-timeout after the spread). The first cause asked for is kept.
     void going_away_after_echo(close_cause cause) {
         if (close_after_echo_) return;
-        if (!queue_.empty()) {
+        if (!echo_.empty()) {
             close_after_echo_ = true;
             after_echo_cause_ = cause;
             return;
@@ -530,7 +544,7 @@ private:
         if (closed_) return;
         closed_ = true;
         timers_.stop_all();
-        worker_.unsent_removed(queued_);  // out of the server's budget now; freed with the session
+        echo_.leave_budget();  // out of the server's budget now; freed with the session
         // Not echoed: what is still queued, and what Beast read but never handed on (the
         // messages its close operation discarded after our close frame, or left in its buffer);
         // the latter are messages read too (so that messages less messages_unechoed is what
@@ -541,13 +555,13 @@ private:
             const std::uint64_t counted = ws_->next_layer().messages_read();
             const std::uint64_t undelivered = counted > delivered_ ? counted - delivered_ : 0;
             worker_.counters.messages.fetch_add(undelivered, std::memory_order_relaxed);
-            worker_.counters.messages_unechoed.fetch_add(queue_.size() + undelivered, std::memory_order_relaxed);
+            worker_.counters.messages_unechoed.fetch_add(echo_.size() + undelivered, std::memory_order_relaxed);
         }
         // Echo abandoned: reset rather than a FIN queued behind it (as tcp_session), so no orphan.
-        if (how == ending::give_up || queued_ > 0) reset_if_unsent(lowest_socket(), queued_);
+        if (how == ending::give_up || echo_.unsent() > 0) reset_if_unsent(lowest_socket(), echo_.unsent());
         if (ws_) {
             idlewheel::beast::drop(*ws_);
-            beast::get_lowest_layer(*ws_).release_end_of_stream();  // a held FIN completes Beast's read now
+            hooks().release_end_of_stream();  // a held FIN completes Beast's read now
         } else if (stream_) {
             idlewheel::beast::drop(*stream_);
         } else {
@@ -559,12 +573,17 @@ private:
         return {websocket::close_code::going_away, why == close_cause::max_lifetime ? "max lifetime" : "server shutting down"};
     }
 
+    // The hooks' layer (not before the first byte under --tls).
+    [[nodiscard]] hooked& hooks() noexcept {
+        if (ws_) return hooks_of(ws_->next_layer().next_layer());
+        return hooks_of(*stream_);
+    }
+
     [[nodiscard]] asio::ip::tcp::socket& lowest_socket() noexcept {
-        if (ws_) return beast::get_lowest_layer(*ws_);
         if constexpr (Tls) {
-            if (!stream_) return *before_hello_;
+            if (!ws_ && !stream_) return *before_hello_;
         }
-        return beast::get_lowest_layer(*stream_);
+        return hooks().socket();
     }
 
     struct outgoing {
@@ -583,9 +602,7 @@ private:
     [[no_unique_address]] typename Policy::template web<web_session> timers_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::empty_body>> parser_;
-    std::deque<outgoing> queue_;
-    std::size_t queued_ = 0;  // unsent bytes in queue_
-    std::size_t sent_ = 0;    // bytes of queue_.front() already written
+    echo_queue<outgoing> echo_{worker_};
     std::uint64_t delivered_ = 0;  // messages Beast handed to on_message (against ws_'s count of messages read)
     steady::time_point accepted_at_;
     steady::time_point last_active_ = worker_.coarse_now.load(std::memory_order_relaxed);

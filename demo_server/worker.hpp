@@ -13,7 +13,6 @@
 #include "session_kinds.hpp"
 
 #include <idlewheel/liveness_stats.hpp>
-#include <idlewheel/owner_offset.hpp>
 #include <idlewheel/session_liveness.hpp>
 #include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
@@ -33,9 +32,9 @@ class context;
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -94,40 +93,29 @@ protected:
     ~session_base() = default;
 };
 
-class worker;
+// --timers=wheel (timers/wheel_timers.hpp): the times the worker's sessions of each kind share
+// for their liveness, from the command line. The wheel policy builds, per worker, one
+// idlewheel::member_liveness_config per session type and kind from them (with the worker's
+// liveness_stats), once, at the first session of that type (worker::per_session_type): a config
+// names its session type, which the worker does not know.
+//
+// Three kinds. Two for the HTTP port, because a session_liveness cannot turn its heartbeat off
+// by itself: an HTTP keep-alive session must not be pinged, so it runs on `http` and moves to
+// `websocket` when it upgrades.
+struct liveness_options {
+    explicit liveness_options(const config& c)
+        : tcp(tcp_options(c)), http(http_options(c)), websocket(websocket_options(c)) {}
 
-// --timers=wheel (timers/wheel_timers.hpp): what all of one worker's sessions of one kind share
-// for their liveness, each session holding one session_liveness bound to it: the times (from
-// the command line), the handler, the worker's liveness_stats. The wheel policy binds it to
-// its session type when it constructs a session (the worker does not know the types): it sets
-// the handler and learns where the liveness object sits in the session (idlewheel::owner_offset,
-// what member_liveness does inside; member_liveness_config itself names the session type and
-// its hook, which this per-worker config cannot), so the session stores no pointer for the
-// callback.
-class liveness_config : public idlewheel::session_liveness_config {
-public:
-    /// @throws std::invalid_argument if a time is too long for the tick (session_liveness.hpp).
-    liveness_config(worker& w, idlewheel::wheel_timer& wheel, const idlewheel::session_liveness_options& o,
-                    idlewheel::liveness_stats& stats)
-        : basic_session_liveness_config(wheel, o, nullptr, nullptr, &stats), owner(w) {}
-    using basic_session_liveness_config::set_handler;
+    // tcp: reader idle; the drain after the client's FIN (--close-timeout). http: the handshake
+    // deadline and reader idle from accept, reader idle between requests. websocket: reader
+    // idle, heartbeat, the close handshake (--close-timeout).
+    idlewheel::session_liveness_options tcp, http, websocket;
 
-    worker& owner;
-    idlewheel::owner_offset session_at;  // the liveness object's place in its session
-};
-
-// One config per kind of session. Two for the HTTP port, because a session_liveness cannot turn
-// its heartbeat off by itself: an HTTP keep-alive session must not be pinged, so it runs on
-// `http` and moves to `websocket` when it upgrades.
-struct liveness_configs {
-    liveness_configs(worker& w, idlewheel::wheel_timer& wheel, const config& c, idlewheel::liveness_stats& stats)
-        : tcp(w, wheel, tcp_options(c), stats),
-          http(w, wheel, http_options(c), stats),
-          websocket(w, wheel, websocket_options(c), stats) {}
-
-    liveness_config tcp;        // reader idle; the drain after the client's FIN (--close-timeout)
-    liveness_config http;       // the handshake deadline and reader idle from accept, reader idle between requests
-    liveness_config websocket;  // reader idle, heartbeat, the close handshake (--close-timeout)
+    // A time too long for the wheel's tick stops the start (std::invalid_argument from the
+    // config), not the first session, whose configs are built from these same times later.
+    void check(idlewheel::wheel_timer& wheel) const {
+        for (const auto* o : {&tcp, &http, &websocket}) (void)idlewheel::session_liveness_config(wheel, *o, nullptr);
+    }
 
     // --close-timeout 0 keeps meaning "at once" (the next tick), not "unbounded" (a 0 turns a
     // session_liveness deadline off).
@@ -176,7 +164,7 @@ public:
           open_connections_(open_connections),
           unsent_total_(unsent_total),
           snapshot_timer_(executor_) {
-        if (c.timers == timer_mode::wheel) shared_liveness.emplace(*this, wheel, c, liveness);
+        if (c.timers == timer_mode::wheel) liveness_times.check(wheel);
     }
     // --io-threads: shard `shard` of the server's pool. No thread of its own: the server's
     // threads run the shared io_context, this worker's work on the shard's strand.
@@ -189,7 +177,7 @@ public:
           open_connections_(open_connections),
           unsent_total_(unsent_total),
           snapshot_timer_(executor_) {
-        if (c.timers == timer_mode::wheel) shared_liveness.emplace(*this, wheel, c, liveness);
+        if (c.timers == timer_mode::wheel) liveness_times.check(wheel);
     }
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
@@ -292,14 +280,26 @@ public:
         return snapshot_;
     }
 
+    // What a timer policy keeps for all of this worker's sessions of one type (--timers=wheel:
+    // the type's liveness configs, which name the session type, so the worker cannot build
+    // them): one T per T, made as T(*this) by the first call, on the worker's executor, and
+    // kept until the worker goes.
+    template <class T>
+    [[nodiscard]] T& per_session_type() {
+        static const std::size_t slot = next_slot().fetch_add(1, std::memory_order_relaxed);
+        if (slot >= per_type_.size()) per_type_.resize(slot + 1);
+        if (!per_type_[slot]) per_type_[slot] = std::make_shared<T>(*this);
+        return *static_cast<T*>(per_type_[slot].get());
+    }
+
     const config& cfg;
     // --tls: the server's TLS context (tls.hpp), shared by every worker; null without --tls.
     // Set before start(), never changed after.
     boost::asio::ssl::context* tls_context = nullptr;
     const unsigned index;
-    idlewheel::wheel_timer& wheel;                    // used by --timers=wheel; idle (never armed) otherwise
-    idlewheel::liveness_stats liveness;               // what this worker's liveness objects decided (wheel mode)
-    std::optional<liveness_configs> shared_liveness;  // the sessions' liveness configs (wheel mode only)
+    idlewheel::wheel_timer& wheel;               // used by --timers=wheel; idle (never armed) otherwise
+    idlewheel::liveness_stats liveness;          // what this worker's liveness objects decided (wheel mode)
+    const liveness_options liveness_times{cfg};  // the times of the sessions' liveness (wheel mode)
     worker_counters counters;
     bool draining = false;                  // on the worker's executor: drain() began; no TCP / WebSocket session starts
     bool stopping = false;                  // on the worker's executor: shutdown_all() ran; no session starts
@@ -310,6 +310,12 @@ public:
     std::atomic<steady::time_point> coarse_now{steady::now()};
 
 private:
+    static std::atomic<std::size_t>& next_slot() noexcept {  // per_session_type's slots, one per T, process-wide
+        static std::atomic<std::size_t> next{0};
+        return next;
+    }
+    std::vector<std::shared_ptr<void>> per_type_;  // after `liveness`: a config counts into it
+
     // The drain's i-th of n sessions closes at spread * i / n after the drain began.
     void drain_step() {
         const auto n = drain_order_.size();

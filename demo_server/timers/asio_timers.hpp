@@ -10,6 +10,7 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 
 #include <algorithm>
 #include <array>
@@ -179,11 +180,12 @@ private:
     steady::duration offset_{};
 };
 
-struct asio_policy {
-    template <class Session>
-    using tcp = asio_tcp_timers<Session>;
-    template <class Session>
-    using web = asio_web_timers<Session>;
+struct asio_policy : policy_of<asio_tcp_timers, asio_web_timers> {
+    // The HTTP/WebSocket session's transport: Beast's stream, as Beast's servers have it; its
+    // timers are never armed (the session sets no expiry): the connection's one armed timer is
+    // earliest_deadline's.
+    using web_stream = boost::beast::tcp_stream;
+    static web_stream make_web_stream(worker&, asio::ip::tcp::socket s) { return web_stream(std::move(s)); }
 };
 
 }  // namespace demo

@@ -26,11 +26,12 @@ public:
     void stop_all() noexcept {}
 };
 
-struct no_timers_policy {
-    template <class Session>
-    using tcp = no_timers;
-    template <class Session>
-    using web = no_timers;
+template <class Session>
+using no_timers_for = no_timers;
+struct no_timers_policy : policy_of<no_timers_for, no_timers_for> {
+    // The HTTP/WebSocket session's transport: the socket (no deadline to keep).
+    using web_stream = asio::ip::tcp::socket;
+    static web_stream make_web_stream(worker&, asio::ip::tcp::socket s) { return s; }
 };
 
 static_assert(tcp_timers<no_timers> && web_timers<no_timers>);

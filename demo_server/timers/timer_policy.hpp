@@ -1,5 +1,6 @@
 // What a timer policy gives the demo's sessions, so --timers=wheel|asio|none run exactly the
-// same server. A policy names two classes:
+// same server. A policy names two classes, and the transport of the HTTP/WebSocket sessions
+// (Policy::web_stream, made by Policy::make_web_stream(worker&, socket): web_session.hpp):
 //
 //  Policy::tcp<Session>  raw TCP: reader idle, and a deadline for draining the echo after the
 //                        client half-closed (--close-timeout without write progress: it
@@ -11,6 +12,10 @@
 //                        write progress, as TCP's); --max-lifetime from
 //                        accept. Calls Session::on_handshake_timeout(), on_idle(), send_ping(),
 //                        on_dead_peer(), on_close_timeout(), on_max_lifetime().
+//
+// The wheel policy's liveness object calls them through one hook, Session::on_liveness(
+// idlewheel::liveness_event) (idlewheel::member_liveness's), which each session maps onto them;
+// its --max-lifetime deadline calls on_max_lifetime().
 //
 // The policies: wheel_timers.hpp (idlewheel, one wheel per worker thread), asio_timers.hpp (one
 // steady_timer per connection re-armed on every read, as Beast servers do it), no_timers.hpp
@@ -63,6 +68,16 @@ concept web_timers = requires(T t, steady::time_point deadline, bool websocket) 
     t.closing();           // close handshake under way: only --close-timeout is left
     t.on_write_progress();  // part of the echo went out: while closing, --close-timeout starts again
     t.stop_all();
+};
+
+// A policy from its two classes: `struct wheel_policy : policy_of<wheel_tcp_timers,
+// wheel_web_timers> {};` (a struct of its own, so sessions.hpp can declare it).
+template <template <class> class Tcp, template <class> class Web>
+struct policy_of {
+    template <class Session>
+    using tcp = Tcp<Session>;
+    template <class Session>
+    using web = Web<Session>;
 };
 
 }  // namespace demo

@@ -1,24 +1,27 @@
 // --timers=wheel: every session's liveness on its worker's one idlewheel, in ONE
-// idlewheel::session_liveness per session (one wheel entry, 64 bytes): the handshake deadline,
-// reader idle, the heartbeat (WebSocket only) and the close deadline are its phases. What all
-// the sessions of a kind share (times, handler, stats) is one liveness_config per worker
-// (worker.hpp): `tcp`, `http`, and `websocket`, which an HTTP session moves to when it upgrades.
+// idlewheel::member_liveness per session (a session_liveness: one wheel entry, 64 bytes): the
+// handshake deadline, reader idle, the heartbeat (WebSocket only) and the close deadline are
+// its phases. What all the sessions of a type share (times, hook, stats) is one
+// member_liveness_config per worker and kind: `tcp`, or `http` and `websocket`, which an HTTP
+// session moves to when it upgrades (the times: worker.hpp's liveness_options).
 //
-// A read is a store (session_liveness::on_read / on_inbound): nothing is re-armed per read; the
-// one entry moves only when it comes due. --max-lifetime, which is rare, is a separate
-// operation_deadline allocated only when the flag is set.
+// A read is a store (on_read / on_inbound): nothing is re-armed per read; the one entry moves
+// only when it comes due. --max-lifetime, which is rare, is a separate operation_deadline
+// allocated only when the flag is set.
 //
-// The liveness object knows no session: the config's handler finds the session from the
-// object's address (idlewheel::owner_offset: the offset is learnt from the first session, as
-// idlewheel's member_liveness does) and calls it: idle -> Session::on_idle(), send_ping -> send_ping(), dead_peer ->
-// on_dead_peer(), handshake_timeout -> on_handshake_timeout(), close_timeout ->
-// on_close_timeout(). So a policy object holds the liveness and the lifetime pointer only.
+// The liveness object stores no pointer to its session: member_liveness finds the session from
+// its own address and calls its hook, Session::on_liveness(liveness_event), which maps the
+// verdicts onto the session's timer callbacks (timer_policy.hpp). So a policy object holds the
+// liveness and the lifetime pointer only.
 #ifndef IDLEWHEEL_DEMO_WHEEL_TIMERS_HPP
 #define IDLEWHEEL_DEMO_WHEEL_TIMERS_HPP
 
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
+#include <idlewheel/beast/tcp_stream.hpp>
+#include <idlewheel/bind_member.hpp>
+#include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
 #include <idlewheel/session_liveness.hpp>
 
@@ -26,27 +29,45 @@
 
 namespace demo {
 
-// What the TCP and web policies share: the one session_liveness, bound to a config of the
-// worker, and the optional --max-lifetime deadline.
-template <class Session, class Timers>
+// One worker's liveness config of one kind for the sessions of type Session: the times, the
+// worker's liveness_stats, and the hook, Session::on_liveness. The one place that names the
+// hook.
+template <class Session>
+class session_config : public idlewheel::member_liveness_config<Session> {
+public:
+    /// @throws std::invalid_argument as member_liveness_config (liveness_options::check rules it out first).
+    session_config(worker& w, const idlewheel::session_liveness_options& o)
+        : idlewheel::member_liveness_config<Session>(w.wheel, o, &Session::on_liveness, &w.liveness), owner(w) {}
+
+    worker& owner;
+};
+
+// The configs of a raw-TCP session type, and of an HTTP/WebSocket one (worker::per_session_type).
+template <class Session>
+struct tcp_configs {
+    explicit tcp_configs(worker& w) : tcp(w, w.liveness_times.tcp) {}
+    session_config<Session> tcp;
+};
+template <class Session>
+struct web_configs {
+    explicit web_configs(worker& w) : http(w, w.liveness_times.http), websocket(w, w.liveness_times.websocket) {}
+    session_config<Session> http;
+    session_config<Session> websocket;
+};
+
+// What the TCP and web policies share: the one member_liveness, on a config of the worker, and
+// the optional --max-lifetime deadline.
+template <class Session>
 class wheel_liveness_base {
 protected:
     using phase = idlewheel::session_liveness::phase;
 
-    wheel_liveness_base(liveness_config& c, Session& s) noexcept : live_(c) { bind(c, s); }
+    wheel_liveness_base(const session_config<Session>& c, Session& s) noexcept : live_(c, s) {}
 
-    // Binds `c` to this policy's session type (see liveness_config): on the worker's thread,
-    // where every session of the config is constructed, so no race; the same values each time.
-    void bind(liveness_config& c, Session& s) noexcept {
-        c.set_handler(&on_event, nullptr);
-        c.session_at.learn(s, live_);
-    }
-
-    [[nodiscard]] const liveness_config& config() const noexcept {
-        return static_cast<const liveness_config&>(live_.config());
+    [[nodiscard]] const session_config<Session>& config() const noexcept {
+        return static_cast<const session_config<Session>&>(live_.config());
     }
     [[nodiscard]] worker& owner() const noexcept { return config().owner; }
-    [[nodiscard]] Session& session() noexcept { return config().session_at.template owner<Session>(live_); }
 
     // --max-lifetime from now (lengthened by up to --max-lifetime-jitter); nothing if it is off.
     void start_lifetime() {
@@ -84,16 +105,11 @@ protected:
         stop_lifetime();
     }
 
-    idlewheel::session_liveness live_;
+    idlewheel::member_liveness<Session> live_;
     std::unique_ptr<idlewheel::operation_deadline> lifetime_;
 
 private:
-    // The config's handler: to the session (Timers::on_event), last.
-    static void on_event(void*, idlewheel::session_liveness& live, idlewheel::liveness_event e) {
-        const auto& c = static_cast<const liveness_config&>(live.config());
-        Timers::on_event(c, c.session_at.template owner<Session>(live), e);
-    }
-    void on_lifetime() { session().on_max_lifetime(); }
+    void on_lifetime() { live_.owner().on_max_lifetime(); }
 };
 
 // Raw TCP, on the worker's `tcp` config: reader idle from started(); closing() (the client
@@ -101,12 +117,11 @@ private:
 // again on every write progress (session_liveness::on_write_progress: the entry moves only when
 // the old deadline comes due).
 template <class Session>
-class wheel_tcp_timers : private wheel_liveness_base<Session, wheel_tcp_timers<Session>> {
-    using base = wheel_liveness_base<Session, wheel_tcp_timers<Session>>;
-    friend base;
+class wheel_tcp_timers : private wheel_liveness_base<Session> {
+    using base = wheel_liveness_base<Session>;
 
 public:
-    wheel_tcp_timers(worker& w, Session& s) noexcept : base(w.shared_liveness->tcp, s) {}
+    wheel_tcp_timers(worker& w, Session& s) : base(w.per_session_type<tcp_configs<Session>>().tcp, s) {}
 
     void started() {
         base::live_.start();
@@ -116,13 +131,6 @@ public:
     void closing() { base::close_deadline_from_now(); }
     void on_write_progress() noexcept { base::live_.on_write_progress(); }  // a clock read while closing
     void stop_all() noexcept { base::stop_all(); }
-
-private:
-    // The `tcp` config has no handshake and no heartbeat: idle and close_timeout only.
-    static void on_event(const liveness_config&, Session& s, idlewheel::liveness_event e) {
-        if (e == idlewheel::liveness_event::idle) return s.on_idle();
-        if (e == idlewheel::liveness_event::close_timeout) return s.on_close_timeout();
-    }
 };
 
 // HTTP/WebSocket: from accept, the handshake phase on the worker's `http` config (a hard
@@ -132,13 +140,12 @@ private:
 // after an upgrade, replaces the object with one on the `websocket` config: reader idle and the
 // heartbeat from now. closing() enters (or starts again) the close deadline.
 template <class Session>
-class wheel_web_timers : private wheel_liveness_base<Session, wheel_web_timers<Session>> {
-    using base = wheel_liveness_base<Session, wheel_web_timers<Session>>;
-    friend base;
+class wheel_web_timers : private wheel_liveness_base<Session> {
+    using base = wheel_liveness_base<Session>;
     using typename base::phase;
 
 public:
-    wheel_web_timers(worker& w, Session& s) noexcept : base(w.shared_liveness->http, s) {}
+    wheel_web_timers(worker& w, Session& s) : base(w.per_session_type<web_configs<Session>>().http, s) {}
 
     // The session passes accept + --handshake-timeout, and calls this at accept: the config's
     // handshake_timeout from now is that same deadline (rounded up to the wheel's unit).
@@ -150,11 +157,10 @@ public:
     void started(bool websocket) {
         // At accept (websocket false) reader idle already runs: the `http` config's idle_in_handshake.
         if (!websocket || base::live_.current() != phase::open) return;
-        liveness_config& c = base::owner().shared_liveness->websocket;
-        Session& s = base::session();
-        std::destroy_at(&this->live_);  // unlinks its entry (not running: we are not in its handler)
-        std::construct_at(&this->live_, c);
-        base::bind(c, s);
+        const session_config<Session>& c = base::owner().template per_session_type<web_configs<Session>>().websocket;
+        Session& s = base::live_.owner();
+        std::destroy_at(&this->live_);  // unlinks its entry (not running: we are not in its hook)
+        std::construct_at(&this->live_, c, s);
         base::live_.start();
     }
     void on_read() noexcept { base::live_.on_read(); }
@@ -165,17 +171,6 @@ public:
     }
     void on_write_progress() noexcept { base::live_.on_write_progress(); }
     void stop_all() noexcept { base::stop_all(); }
-
-private:
-    static void on_event(const liveness_config&, Session& s, idlewheel::liveness_event e) {
-        switch (e) {
-            case idlewheel::liveness_event::idle: return s.on_idle();
-            case idlewheel::liveness_event::send_ping: return s.send_ping();
-            case idlewheel::liveness_event::dead_peer: return s.on_dead_peer();
-            case idlewheel::liveness_event::handshake_timeout: return s.on_handshake_timeout();
-            case idlewheel::liveness_event::close_timeout: return s.on_close_timeout();
-        }
-    }
 };
 
 // What a session pays for its liveness in this mode: the object and the lifetime pointer, 64 + 8
@@ -188,11 +183,11 @@ static_assert(sizeof(wheel_tcp_timers<wheel_timers_size_probe>) ==
 static_assert(sizeof(wheel_web_timers<wheel_timers_size_probe>) ==
               sizeof(idlewheel::session_liveness) + sizeof(std::unique_ptr<idlewheel::operation_deadline>));
 
-struct wheel_policy {
-    template <class Session>
-    using tcp = wheel_tcp_timers<Session>;
-    template <class Session>
-    using web = wheel_web_timers<Session>;
+struct wheel_policy : policy_of<wheel_tcp_timers, wheel_web_timers> {
+    // The HTTP/WebSocket session's transport: the drop-in stream, on the worker's wheel (its
+    // timer_node never enters it: the session sets none of its deadlines, web_session.hpp).
+    using web_stream = idlewheel::beast::tcp_stream;
+    static web_stream make_web_stream(worker& w, asio::ip::tcp::socket s) { return web_stream(w.wheel, std::move(s)); }
 };
 
 }  // namespace demo

@@ -1,5 +1,5 @@
-// The TCP socket under a WebSocket session's beast::websocket::stream, with two hooks Beast
-// itself does not offer:
+// The layer between a web session's transport and what runs over it (HTTP, the TLS stream, the
+// WebSocket stream), with two hooks Beast itself does not offer:
 //
 //  - the peer's FIN (end of stream) is held back from Beast while the session still has echo
 //    queued: Beast fails the whole stream on a read error, which would abandon frames the
@@ -12,10 +12,21 @@
 //    it with its own outcome (closed, the protocol error, message too big), so the session
 //    counts the cause Beast saw, not the timeout's.
 //
-// Under --tls the stack is websocket::stream<message_counting_stream<ssl::stream<session_socket>>>
-// (message_count.hpp: a counting layer that forwards the teardown to the next): Beast's teardown of
-// an ssl::stream first exchanges close_notify (async_shutdown, which waits for the peer's) and
-// only then tears the socket down, so the overload at the end of this file tells the session
+// Transport is the timer policy's stream (Policy::web_stream, timers/*.hpp):
+// idlewheel::beast::tcp_stream under --timers=wheel, boost::beast::tcp_stream under asio, the
+// bare socket under none. The hooks are a layer over it, not a part of it, because neither
+// stream can give them: the FIN hold keeps a completed read's handler back from the layer
+// above, which a stream that reports every completion as it comes (both do, as Beast's
+// contract says) never does; and their teardowns (async_teardown on the stream, found by
+// argument-dependent lookup) report the end of a close, not its start, and have no way to be
+// cut short with the outcome left to the operation that started them. Those two are what the
+// demo needs beyond the streams' own timeouts; the timeouts themselves stay off (the session's
+// liveness is its policy's: web_session.hpp says why).
+//
+// Under --tls the stack is websocket::stream<message_counting_stream<ssl::stream<session_stream<T>>>>
+// (message_count.hpp: a counting layer that forwards the teardown to the next): Beast's teardown
+// of an ssl::stream first exchanges close_notify (async_shutdown, which waits for the peer's) and
+// only then tears the transport down, so the overload at the end of this file tells the session
 // when the TLS shutdown starts: the whole of it is under --close-timeout. The FIN is never held
 // under TLS (the TLS layer, not Beast, sees it first): a peer's FIN or close_notify ends the
 // session as soon as Beast sees it.
@@ -23,15 +34,13 @@
 // Under --tls it is also where the bytes of a TLS handshake pass, so it bounds them
 // (limit_handshake): OpenSSL takes a ClientHello of up to 128 KiB, and grows (and zeroes) its
 // buffer to the length a hello declares as soon as the hello's header arrives.
-#ifndef IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
-#define IDLEWHEEL_DEMO_SESSION_SOCKET_HPP
+#ifndef IDLEWHEEL_DEMO_SESSION_STREAM_HPP
+#define IDLEWHEEL_DEMO_SESSION_STREAM_HPP
 
+#include "read_through.hpp"
 #include "write_progress.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/associated_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -46,7 +55,7 @@
 
 namespace demo {
 
-/// What the socket asks of its session (the session outlives every operation on its socket).
+/// What the layer asks of its session (the session outlives every operation on its stream).
 class socket_events {
 public:
     /// The peer sent FIN: hold it back from Beast (true) while echo is still queued.
@@ -58,30 +67,45 @@ protected:
     ~socket_events() = default;
 };
 
-class session_socket : public boost::asio::ip::tcp::socket {
+/// The socket of a transport: the socket itself, or a stream's socket() (both tcp_streams).
+inline boost::asio::ip::tcp::socket& socket_of(boost::asio::ip::tcp::socket& s) noexcept { return s; }
+template <class Stream>
+auto& socket_of(Stream& s) noexcept {
+    return s.socket();
+}
+
+template <class Transport>
+class session_stream {
 public:
-    using base = boost::asio::ip::tcp::socket;
+    using next_layer_type = Transport;
+    using executor_type = typename Transport::executor_type;
+    using lowest_layer_type = boost::asio::ip::tcp::socket::lowest_layer_type;  // what ssl::stream asks for
     using read_handler = boost::asio::any_completion_handler<void(boost::system::error_code, std::size_t)>;
 
-    session_socket(base&& s, socket_events& events) : base(std::move(s)), events_(&events) {}
+    session_stream(Transport&& t, socket_events& events) : next_(std::move(t)), events_(&events) {}
+
+    [[nodiscard]] executor_type get_executor() noexcept { return next_.get_executor(); }
+    [[nodiscard]] Transport& next_layer() noexcept { return next_; }
+    [[nodiscard]] boost::asio::ip::tcp::socket& socket() noexcept { return socket_of(next_); }
+    [[nodiscard]] lowest_layer_type& lowest_layer() noexcept { return socket().lowest_layer(); }
 
     template <class MutableBuffers, class Token>
     auto async_read_some(const MutableBuffers& buffers, Token&& token) {
-        return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
-            [this](auto handler, const MutableBuffers& b) {
-                const auto ex = boost::asio::get_associated_executor(handler, get_executor());
-                base::async_read_some(
-                    b, boost::asio::bind_executor(
-                           ex, [this, b, h = std::move(handler)](boost::system::error_code ec, std::size_t n) mutable {
-                               if (!ec && hello_limit_ != 0) ec = check_handshake_bytes(b, n);
-                               if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
-                                   held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
-                                   return;
-                               }
-                               std::move(h)(ec, n);
-                           }));
-            },
-            token, buffers);
+        return async_read_some_through(
+            next_, buffers, std::forward<Token>(token),
+            [this](boost::system::error_code ec, std::size_t n, const MutableBuffers& b, auto&& h) {
+                if (!ec && hello_limit_ != 0) ec = check_handshake_bytes(b, n);
+                if (ec == boost::asio::error::eof && !held_ && events_->hold_end_of_stream()) {
+                    held_.emplace(std::move(h));  // constructed once, never assigned (Asio 1.81)
+                    return;
+                }
+                std::move(h)(ec, n);
+            });
+    }
+
+    template <class ConstBuffers, class Token>
+    auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+        return next_.async_write_some(buffers, std::forward<Token>(token));
     }
 
     /// True while the peer's FIN is held back.
@@ -101,9 +125,9 @@ public:
     void end_teardown() {
         if (!in_teardown_) return;
         teardown_cut_ = true;
-        reset_if_unsent(*this, 0);
+        reset_if_unsent(socket(), 0);
         boost::system::error_code ignored;
-        close(ignored);
+        socket().close(ignored);
     }
 
     /// --tls, from the first byte until the handshake completes: a first handshake record that
@@ -130,19 +154,20 @@ public:
         events_->teardown_started();
     }
 
-    // Found by argument-dependent lookup from Beast's close and read operations.
+    // Found by argument-dependent lookup from Beast's close and read operations: the
+    // transport's own teardown, told first and cut short by end_teardown().
     template <class Handler>
-    friend void async_teardown(boost::beast::role_type role, session_socket& s, Handler&& handler) {
+    friend void async_teardown(boost::beast::role_type role, session_stream& s, Handler&& handler) {
         s.begin_teardown();
-        boost::beast::websocket::async_teardown(
-            role, static_cast<base&>(s),
-            [&s, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
-                if (s.teardown_cut_) ec = {};  // our deadline ended it, not an error of the peer's
-                std::move(h)(ec);
-            });
+        using boost::beast::websocket::async_teardown;
+        async_teardown(role, s.next_, [&s, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
+            if (s.teardown_cut_) ec = {};  // our deadline ended it, not an error of the peer's
+            std::move(h)(ec);
+        });
     }
-    friend void teardown(boost::beast::role_type role, session_socket& s, boost::system::error_code& ec) {
-        boost::beast::websocket::teardown(role, static_cast<base&>(s), ec);
+    friend void teardown(boost::beast::role_type role, session_stream& s, boost::system::error_code& ec) {
+        using boost::beast::websocket::teardown;
+        teardown(role, s.next_, ec);
     }
 
 private:
@@ -163,6 +188,7 @@ private:
         return refusal_ != nullptr ? boost::asio::error::message_size : boost::system::error_code{};
     }
 
+    Transport next_;
     socket_events* events_;
     std::optional<read_handler> held_;
     bool in_teardown_ = false;
@@ -175,16 +201,29 @@ private:
     const char* refusal_ = nullptr;
 };
 
-/// --tls: found by argument-dependent lookup (session_socket is a template argument) and more
+/// The layer of a web session's stream: the session_stream itself, or under an ssl::stream.
+template <class Transport>
+session_stream<Transport>& hooks_of(session_stream<Transport>& s) noexcept {
+    return s;
+}
+template <class Transport>
+session_stream<Transport>& hooks_of(boost::asio::ssl::stream<session_stream<Transport>>& s) noexcept {
+    return s.next_layer();
+}
+
+/// --tls: found by argument-dependent lookup (session_stream is a template argument) and more
 /// specialised than Beast's overload for any ssl::stream, which it then runs.
-template <class Handler>
-void async_teardown(boost::beast::role_type role, boost::asio::ssl::stream<session_socket>& s, Handler&& handler) {
-    session_socket& socket = s.next_layer();
-    socket.begin_teardown();
-    boost::beast::async_teardown(role, s, [&socket, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
-        if (socket.teardown_cut()) ec = {};  // our deadline ended it, not an error of the peer's
-        std::move(h)(ec);
-    });
+template <class Transport, class Handler>
+void async_teardown(boost::beast::role_type role, boost::asio::ssl::stream<session_stream<Transport>>& s,
+                    Handler&& handler) {
+    session_stream<Transport>& layer = s.next_layer();
+    layer.begin_teardown();
+    boost::beast::async_teardown(role, s,
+                                 [&layer, h = std::forward<Handler>(handler)](boost::system::error_code ec) mutable {
+                                     // Our deadline ended it, not an error of the peer's.
+                                     if (layer.teardown_cut()) ec = {};
+                                     std::move(h)(ec);
+                                 });
 }
 
 }  // namespace demo
