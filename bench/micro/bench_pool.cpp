@@ -377,7 +377,7 @@ void pool_wheel(benchmark::State& st) {
     idlewheel::wheel_pool pool(shape.io, po);
     const auto opts = watch_options();
     idlewheel::per_shard<idlewheel::session_liveness_config> configs(pool, [&](idlewheel::wheel_pool::shard& s) {
-        return idlewheel::session_liveness_config(s.wheel(), opts, &ignore_event);
+        return idlewheel::session_liveness_config(s.wheel(), opts, {&ignore_event, nullptr});
     });
     using group_t = group<idlewheel::wheel_pool::executor_type, wheel_session>;
     auto gs = make_groups<group_t>([&](std::size_t g) { return pool[g].get_executor(); },
@@ -393,7 +393,8 @@ void wheel_per_thread(benchmark::State& st) {
     const auto opts = watch_options();
     for (auto* io : shape.ios) {
         wheels.push_back(std::make_unique<idlewheel::wheel_timer>(*io));
-        configs.push_back(std::make_unique<idlewheel::session_liveness_config>(*wheels.back(), opts, &ignore_event));
+        configs.push_back(std::make_unique<idlewheel::session_liveness_config>(
+            *wheels.back(), opts, idlewheel::session_liveness_config::bound_handler{&ignore_event, nullptr}));
     }
     using group_t = group<asio::io_context::executor_type, wheel_session>;
     auto gs =

@@ -127,8 +127,9 @@ void memory_one(benchmark::State& st) {
     std::unique_ptr<idlewheel::session_liveness_config> config;
     memory_case<one_object<steady_wheel>>(st, [&config](steady_wheel& w) {
         if (!config)
-            config = std::make_unique<idlewheel::session_liveness_config>(w, options<steady_wheel>(60s),
-                                                                          &ignore_event<steady_wheel>);
+            config = std::make_unique<idlewheel::session_liveness_config>(
+                w, options<steady_wheel>(60s),
+                idlewheel::session_liveness_config::bound_handler{&ignore_event<steady_wheel>, nullptr});
         return std::make_unique<one_object<steady_wheel>>(*config);
     });
 }
@@ -224,7 +225,9 @@ void rearm_one(benchmark::State& st) {
     rearm_case<one_object<manual_wheel>>(st, [&config](manual_wheel& w) {
         if (!config)
             config = std::make_unique<idlewheel::basic_session_liveness_config<manual_wheel>>(
-                w, options<manual_wheel>(1s), &ignore_event<manual_wheel>);
+                w, options<manual_wheel>(1s),
+                idlewheel::basic_session_liveness_config<manual_wheel>::bound_handler{&ignore_event<manual_wheel>,
+                                                                                      nullptr});
         return std::make_unique<one_object<manual_wheel>>(*config);
     });
 }

@@ -164,7 +164,7 @@ struct liveness_simulation : simulation_base<Wheel> {
 
     liveness_simulation(asio::io_context& io, const options& o, std::chrono::nanoseconds tick)
         : simulation_base<Wheel>(io, o, tick),
-          config(this->wheel, {.idle_timeout = idle_time(o)}, &on_event, this),
+          config(this->wheel, {.idle_timeout = idle_time(o)}, {&on_event, this}),
           sessions(o.sessions, config) {}
 
     static void on_event(void* context, live_type& s, idlewheel::liveness_event e) {

@@ -102,16 +102,17 @@ public:
     basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, bound_handler handler,
                                   liveness_stats* stats = nullptr);
 
-    /// The same, with the handler as a function and its context apart: the form of 1.0 (2.0
-    /// keeps only the one above: write `bound_handler{handler, context}`).
+    /// The same, with the handler as a function and its context apart: the form of 1.0.
+    /// @deprecated Write `bound_handler{handler, context}` (the constructor above); 2.0 drops it.
     /// @param wheel the wheel; must outlive the config.
     /// @param options the times, as above.
     /// @param handler called for every event of every session.
     /// @param context the handler's first argument.
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument as above.
-    basic_session_liveness_config(Wheel& wheel, const session_liveness_options& options, handler_type handler,
-                                  void* context = nullptr, liveness_stats* stats = nullptr)
+    [[deprecated("use bound_handler{handler, context}")]] basic_session_liveness_config(
+        Wheel& wheel, const session_liveness_options& options, handler_type handler, void* context = nullptr,
+        liveness_stats* stats = nullptr)
         : basic_session_liveness_config(wheel, options, bound_handler{handler, context}, stats) {}
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
     /// Not copyable (nor movable).
@@ -130,10 +131,14 @@ protected:
     /// For a transport layer that handles events itself before its user (beast, stream).
     /// @param handler the new handler.
     void set_handler(bound_handler handler) noexcept { handler_ = handler; }
-    /// The same, the form of 1.0 (2.0 keeps only the one above).
+    /// The same, the form of 1.0.
+    /// @deprecated Write `set_handler(bound_handler{handler, context})`; 2.0 drops it.
     /// @param handler the new handler's function.
     /// @param context its first argument.
-    void set_handler(handler_type handler, void* context) noexcept { handler_ = bound_handler{handler, context}; }
+    [[deprecated("use set_handler(bound_handler{handler, context})")]] void set_handler(handler_type handler,
+                                                                                        void* context) noexcept {
+        handler_ = bound_handler{handler, context};
+    }
 
 private:
     friend class basic_session_liveness<Wheel>;
