@@ -13,7 +13,7 @@
 //    counts the cause Beast saw, not the timeout's.
 //
 // Transport is the timer policy's stream (Policy::web_stream, timers/*.hpp):
-// idlewheel::beast::tcp_stream under --timers=wheel, boost::beast::tcp_stream under asio, the
+// idlewheel::beast::tcp_stream under --timers=wheel, the socket under asio (asio_timers.hpp says why) and the
 // bare socket under none. The hooks are a layer over it, not a part of it, because neither
 // stream can give them: the FIN hold keeps a completed read's handler back from the layer
 // above, which a stream that reports every completion as it comes (both do, as Beast's

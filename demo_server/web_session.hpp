@@ -85,7 +85,7 @@ class web_session final : public session_base,
                           public socket_events,
                           public std::enable_shared_from_this<web_session<Policy, Tls>> {
     // The transport is the timer policy's: idlewheel::beast::tcp_stream under --timers=wheel,
-    // boost::beast::tcp_stream under asio, the socket under none (Policy::web_stream). Their own
+    // the socket under asio and none (Policy::web_stream, timers/asio_timers.hpp says why). Their own
     // deadlines (expires_after, and the one-line WebSocket timeouts, idlewheel::beast::set_option)
     // stay off: the demo's liveness is its policy's (timers_), because it needs what they do not
     // give: a deadline from accept across the TLS handshake, the request and the upgrade;

@@ -37,7 +37,7 @@ class session_config : public idlewheel::member_liveness_config<Session> {
 public:
     /// @throws std::invalid_argument as member_liveness_config (liveness_options::check rules it out first).
     session_config(worker& w, const idlewheel::session_liveness_options& o)
-        : idlewheel::member_liveness_config<Session>(w.wheel, o, &Session::on_liveness, &w.liveness), owner(w) {}
+        : idlewheel::member_liveness_config<Session>(w.wheel, o, idlewheel::bind_member<&Session::on_liveness>(), &w.liveness), owner(w) {}
 
     worker& owner;
 };
