@@ -114,7 +114,8 @@ struct liveness_options {
     // A time too long for the wheel's tick stops the start (std::invalid_argument from the
     // config), not the first session, whose configs are built from these same times later.
     void check(idlewheel::wheel_timer& wheel) const {
-        for (const auto* o : {&tcp, &http, &websocket}) (void)idlewheel::session_liveness_config(wheel, *o, nullptr);
+        for (const auto* o : {&tcp, &http, &websocket})
+            (void)idlewheel::session_liveness_config(wheel, *o, idlewheel::session_liveness_config::bound_handler{});
     }
 
     // --close-timeout 0 keeps meaning "at once" (the next tick), not "unbounded" (a 0 turns a
@@ -301,9 +302,9 @@ public:
     idlewheel::liveness_stats liveness;          // what this worker's liveness objects decided (wheel mode)
     const liveness_options liveness_times{cfg};  // the times of the sessions' liveness (wheel mode)
     worker_counters counters;
-    bool draining = false;                  // on the worker's executor: drain() began; no TCP / WebSocket session starts
-    bool stopping = false;                  // on the worker's executor: shutdown_all() ran; no session starts
-    std::atomic<bool> drain_begun{false};   // drain() ran (read by the server's thread)
+    bool draining = false;                 // on the worker's executor: drain() began; no TCP / WebSocket session starts
+    bool stopping = false;                 // on the worker's executor: shutdown_all() ran; no session starts
+    std::atomic<bool> drain_begun{false};  // drain() ran (read by the server's thread)
     std::array<char, 64 * 1024> scratch{};  // read buffer shared by this worker's TCP sessions
     // steady::now() as of the last snapshot (every 250 ms): what sessions stamp their last read
     // with, for the drain's "idle first" order, without a clock read per read.
