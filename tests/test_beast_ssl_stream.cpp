@@ -4,11 +4,11 @@
 // test_beast_tcp_stream (the first is test_beast_tcp_stream.cpp; they compile in parallel): the
 // compositions over TLS, on the steady clock: ssl_stream (a throwaway self-signed certificate
 // made here with OpenSSL's C API), WebSocket over TLS, the hand-over of an ssl_stream into a
-// websocket::stream, and a TLS handshake deadline. The helpers are the first file's (run_until,
-// rethrow, steady_fixture). Real clocks: lower bounds are strict (never early), upper bounds
-// generous. As in the first file, each server side is written inline, not taken from
-// support/ws_echo_server.hpp, on purpose: the TLS stream under test
-// (its handshake, its move into a websocket::stream) is the server's own stream.
+// websocket::stream, and a TLS handshake deadline. The helpers are those of
+// test_beast_tcp_stream_compositions.cpp (support/tcp_stream_scene.hpp). Real clocks: lower
+// bounds are strict (never early), upper bounds generous. As there, each server side is
+// written inline, not taken from support/ws_echo_server.hpp, on purpose: the TLS stream under
+// test (its handshake, its move into a websocket::stream) is the server's own stream.
 
 #include <idlewheel/beast/ssl_stream.hpp>
 
@@ -19,6 +19,8 @@
 #include "support/net.hpp"
 
 #include <boost/test/unit_test.hpp>
+
+#include "support/tcp_stream_scene.hpp"  // after Boost.Test
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/read.hpp>
@@ -55,46 +57,9 @@
 
 namespace {
 
-namespace beast = boost::beast;
+using namespace idlewheel::test::tcp_stream_scene;  // support/tcp_stream_scene.hpp
 namespace websocket = beast::websocket;
 namespace http = beast::http;
-using tcp = net::ip::tcp;
-using steady_clock = std::chrono::steady_clock;
-using namespace std::chrono_literals;
-using error_code = boost::system::error_code;
-
-constexpr auto patience = 10s;  // the bound of every real-clock wait; reached only when a test fails
-constexpr auto as_result = idlewheel::test::as_tuple(net::use_awaitable);
-
-template <class Rep, class Period>
-std::int64_t ms(std::chrono::duration<Rep, Period> d) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-}
-
-bool is_timeout(const error_code& ec) { return ec == beast::error::timeout; }
-
-// ---------------------------------------------------------------------------------------------
-// Composition, on the steady clock
-
-template <class Done>
-bool run_until(net::io_context& io, Done done, steady_clock::duration limit = patience) {
-    const auto give_up = steady_clock::now() + limit;
-    io.restart();
-    while (!done() && steady_clock::now() < give_up) io.run_one_for(50ms);
-    return done();
-}
-
-// co_spawn's completion: an exception in a coroutine fails the test instead of vanishing.
-const auto rethrow = [](const std::exception_ptr& e) {
-    if (e) std::rethrow_exception(e);
-};
-
-struct steady_fixture {
-    net::io_context io;
-    idlewheel::wheel_timer wheel{io};
-    tcp::acceptor acceptor{io, {net::ip::address_v4::loopback(), 0}};
-    steady_fixture() { idlewheel::beast::use_wheel(io, wheel); }
-};
 
 // A throwaway self-signed certificate and key, made in memory for one test run.
 struct tls_identity {

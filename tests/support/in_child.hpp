@@ -2,7 +2,7 @@
 #ifndef IDLEWHEEL_TESTS_SUPPORT_IN_CHILD_HPP
 #define IDLEWHEEL_TESTS_SUPPORT_IN_CHILD_HPP
 
-// Death tests (tests/test_executor_check.cpp, tests/test_beast_tcp_stream.cpp): a misuse made
+// Death tests (tests/test_executor_check.cpp, tests/test_beast_tcp_stream_close.cpp): a misuse made
 // for real in a forked child, which must end it with SIGABRT and a message on stderr.
 //
 // Uses Boost.Test's BOOST_REQUIRE: include it after <boost/test/unit_test.hpp> (which comes

@@ -2,7 +2,7 @@
 #ifndef IDLEWHEEL_TESTS_SUPPORT_SESSION_SCENE_HPP
 #define IDLEWHEEL_TESTS_SUPPORT_SESSION_SCENE_HPP
 
-// What the files of the executable test_session_liveness share (test_session_liveness.cpp,
+// What the files of the executable test_session_liveness share (test_session_liveness*.cpp,
 // test_stream_liveness.cpp, test_member_liveness.cpp): a liveness event with the manual time
 // it came at, and events compared as their names (a failed expectation prints them).
 

@@ -2,7 +2,7 @@
 #ifndef IDLEWHEEL_TESTS_SUPPORT_WS_ECHO_SERVER_HPP
 #define IDLEWHEEL_TESTS_SUPPORT_WS_ECHO_SERVER_HPP
 
-// The tests' one WebSocket echo server (test_beast_websocket_liveness.cpp runs every scenario
+// The tests' one WebSocket echo server (test_beast_websocket_liveness*.cpp run every scenario
 // against both of its forms). Its only liveness machinery is idlewheel: the shape of Beast's
 // example/websocket/server/async, with Beast's own websocket timeouts left off and one
 // idlewheel::wheel_timer (the steady clock) serving every session of the io_context instead.
