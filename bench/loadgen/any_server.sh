@@ -15,16 +15,46 @@
 #           missed kicks, the other roles passing.
 #
 # usage: any_server.sh LOADGEN WORK_DIR kept|missed SERVER [SERVER_ARGS...]
+#
+# In SERVER_ARGS, @CERT@ and @KEY@ stand for a throwaway self-signed certificate and its key
+# (made here with openssl, valid one day) and @DOCROOT@ for an empty directory: the TLS and flex
+# examples take them. Two variables change the clients: ANY_SERVER_SCHEME=wss (TLS clients,
+# the certificate not checked; default ws) and ANY_SERVER_HANDSHAKE_MS (the promised handshake
+# deadline, default 500: a server that bounds its HTTP phase with expires_after(T) drops a
+# stalled client at T).
 set -eu
 loadgen=$1
 out=$2
 want=$3
 server=$4
 shift 4
-mkdir -p "$out"
+scheme=${ANY_SERVER_SCHEME:-ws}
+handshake_ms=${ANY_SERVER_HANDSHAKE_MS:-500}
+mkdir -p "$out" "$out/docroot"
 rm -f "$out/server.out"  # else the wait below may read the port of a previous run before the shell truncates it
 
-"$server" 127.0.0.1 0 "$@" >"$out/server.out" 2>"$out/server.log" &
+for a in "$@"; do
+    case $a in
+    @CERT@ | @KEY@)
+        if [ ! -s "$out/cert.pem" ]; then
+            openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+                -keyout "$out/key.pem" -out "$out/cert.pem" 2>/dev/null
+        fi
+        ;;
+    esac
+done
+args=""
+for a in "$@"; do
+    case $a in
+    @CERT@) a=$out/cert.pem ;;
+    @KEY@) a=$out/key.pem ;;
+    @DOCROOT@) a=$out/docroot ;;
+    esac
+    args="$args $a"  # no argument here holds a space
+done
+
+# shellcheck disable=SC2086 # the arguments split as given
+"$server" 127.0.0.1 0 $args >"$out/server.out" 2>"$out/server.log" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT INT TERM
 i=0
@@ -39,7 +69,7 @@ done
 port=$(sed -n 's/^listening on port //p' "$out/server.out")
 
 rc=0
-"$loadgen" --url "ws://127.0.0.1:$port/" --expect beast-timeouts --idle-timeout 1000ms --handshake-timeout 500ms \
+"$loadgen" --url "$scheme://127.0.0.1:$port/" --expect beast-timeouts --idle-timeout 1000ms --handshake-timeout "${handshake_ms}ms" \
     -n 400 --idle 0.25 --active 0.25 --pingers 0.2 --dead 0.2 --stalled 0.1 --interval 200ms \
     --duration 5s --connect-rate 2000 --allowance 1s --no-progress --json "$out/result.json" >"$out/loadgen.txt" || rc=$?
 cat "$out/loadgen.txt"
