@@ -54,23 +54,23 @@ stop_busy() {
 }
 trap stop_busy EXIT
 
+source scripts/build_flags.sh  # the flags scripts/test.sh builds with: the hunt runs that very build
 ensure_build() {  # NAME: configure and build build/NAME the way scripts/test.sh does
   local name=$1
   case "$name" in
-    test) flags=(-DCMAKE_CXX_FLAGS="-O2 -g" -DIDLEWHEEL_BUILD_BENCH=ON) ;;
-    asan) flags=(-DCMAKE_CXX_FLAGS="-O1 -g" -DIDLEWHEEL_SANITIZE=address,undefined) ;;
+    test) flags=("${optimised_build_flags[@]}") ;;
+    asan) flags=("${asan_build_flags[@]}") ;;
     *) echo "flake_hunt.sh: unknown build '$name' (test or asan)" >&2; exit 2 ;;
   esac
-  if [ ! -f "build/$name/CTestTestfile.cmake" ]; then
-    cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE= -DIDLEWHEEL_WERROR=ON "${flags[@]}" >/dev/null
-  fi
+  # Configured again each time: a folder test.sh made with older flags takes today's.
+  cmake -S . -B "build/$name" "${flags[@]}" >/dev/null
   cmake --build "build/$name" -j"$jobs" >/dev/null
 }
 
 run_once() {  # BUILD STATE ROUND: one ctest run; its JUnit file in $out
   local build=$1 state=$2 round=$3 exclude='tsan|browser|prometheus'
   local base="$out/$build-$state-r$round"
-  [ "$build" = asan ] && exclude='tsan|browser|prometheus|io_threads'
+  [ "$build" = asan ] && exclude=$asan_excluded_labels
   if [ "$state" = loaded ]; then
     for _ in 1 2; do
       (while :; do :; done) &
@@ -78,8 +78,7 @@ run_once() {  # BUILD STATE ROUND: one ctest run; its JUnit file in $out
     done
   fi
   local rc=0
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "build/$build" --output-on-failure -j"$jobs" -L "$label" -LE "$exclude" \
+  env "${asan_test_env[@]}" ctest --test-dir "build/$build" --output-on-failure -j"$jobs" -L "$label" -LE "$exclude" \
     --output-junit "$PWD/$base.xml" >"$base.log" 2>&1 || rc=$?
   stop_busy
   if [ $rc -eq 0 ]; then rm -f "$base.log"; fi

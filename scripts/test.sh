@@ -34,11 +34,10 @@ phase() {  # NAME START: one line per phase, for the CI log (what each part of t
   echo "test.sh: $1 took $((SECONDS - $2)) s"
 }
 
-# -g1 (here and in the ASan build): line tables and inlined frames, no variable locations.
-# ASan and UBSan reports keep file:line in every frame; most sampled objects took 17-42 % less
-# CPU to compile than with -g.
+# The builds' flags: scripts/build_flags.sh (scripts/flake_hunt.sh builds with the same).
+source scripts/build_flags.sh
 begin=$SECONDS
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O2 -g1" -DIDLEWHEEL_WERROR=ON -DIDLEWHEEL_BUILD_BENCH=ON \
+cmake -S . -B build/test "${optimised_build_flags[@]}" \
   -DIDLEWHEEL_FUZZ_BUILD_DIR="$PWD/build/fuzz" >/dev/null  # shared with tests/fuzz/run.sh's default (.ci/run)
 cmake --build build/test -j"$jobs"
 phase "the optimised build" "$begin"
@@ -71,11 +70,7 @@ background() {
   # The ASan tree first: its tests (mostly waiting on sockets and clocks) then run in the
   # foreground while the matrix builds here.
   local begin=$SECONDS
-  # -O0: the ASan + UBSan build compiled in 593 s instead of 1123 s at -O1 (2026-11-27, this
-  # machine, both cores) and its tests ran in 204 s instead of 137 s; the compute-bound
-  # test_wheel_differential keeps -O1 (tests/CMakeLists.txt).
-  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O0 -g1" -DIDLEWHEEL_WERROR=ON \
-    -DIDLEWHEEL_SANITIZE=address,undefined -DIDLEWHEEL_BUILD_BEAST_EXAMPLES=OFF >/dev/null
+  cmake -S . -B build/asan "${asan_build_flags[@]}" >/dev/null
   cmake --build build/asan -j"$jobs"
   phase "building for ASan" "$begin"
   touch build/background.asan_built
@@ -120,8 +115,7 @@ while [ ! -e build/background.asan_built ] && kill -0 "$background_pid" 2>/dev/n
 if [ -e build/background.asan_built ]; then
   echo "test.sh: waited $((SECONDS - begin)) s for the ASan build"
   begin=$SECONDS
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "browser|tsan|prometheus|io_threads|tls|docs|fleet"
+  env "${asan_test_env[@]}" ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE "$asan_excluded_labels"
   phase "the ASan tests" "$begin"
 fi
 
