@@ -42,7 +42,32 @@ loadgen::run_result read_result(const std::string& path) {
     }
 }
 
+// --print-promise: the promise per role as JSON, for scripts/load.sh (its duration, its
+// first lines).
+int print_promise_json(const loadgen::scenario& plan) {
+    json::object roles;
+    for (std::size_t r = 0; r < loadgen::role_count; ++r) {
+        if (plan.mix[r] == 0) continue;
+        const auto& p = plan.promise[r];
+        roles[loadgen::role_names[r]] = {{"spelling", p.spelling()},
+                                         {"words", p.words()},
+                                         {"closed", p.closed()},
+                                         {"to_s", loadgen::seconds(p.to)}};
+    }
+    std::ostringstream text;
+    loadgen::print_promise(plan, text);
+    std::cout << json::serialize(json::object{{"expect", loadgen::name(plan.expect)},
+                                              {"flags", loadgen::promise_flags(plan)},
+                                              {"roles", roles},
+                                              {"text", text.str()}})
+              << "\n";
+    return 0;
+}
+
 int run_once(const loadgen::scenario& plan) {
+    if (plan.print_promise) return print_promise_json(plan);
+    loadgen::print_promise(plan, std::cout);
+    std::cout.flush();
     const auto data = loadgen::run(plan);
     const auto result = loadgen::analyse(plan, data);
     loadgen::print_run(result, std::cout);
