@@ -405,7 +405,9 @@ std::string fits_of(const closes_table& t) {
                      (stalled_flag.empty() ? "" : " --open-timeout " + stalled_flag) +
                      "  (ping_interval + ping_timeout = about " + nice(lo) + ": split as your server's settings say)";
         } else if (d.bare >= d.frames && hi - lo > 0.25 * lo) {
-            preset = "--expect ws-heartbeat --heartbeat " + nice(lo);
+            // Closed I..2I after the handshake, each a little late: I is the lower of the
+            // earliest close and half the latest.
+            preset = "--expect ws-heartbeat --heartbeat " + nice(std::min(lo, hi / 2));
             if (!stalled_flag.empty())
                 preset += " --expect-close stalled=" + stalled_flag + ".." + stalled_flag + "@connect:bare";
         } else if (d.bare >= d.frames) {
@@ -423,7 +425,9 @@ std::string fits_of(const closes_table& t) {
         } else if (mostly(static_cast<role>(k), true)) {
             // The event the closes line up with best: the narrowest spread.
             const std::array<const distribution*, 3> d{&c->after_connect_s, &c->after_handshake_s, &c->after_message_s};
-            std::size_t best = 1;
+            // Ties go to the event that names the role's story: an idle client's message, a
+            // stalled client's connect, the others' handshake.
+            std::size_t best = k == index(role::idle) ? 2 : k == index(role::stalled) ? 0 : 1;
             for (std::size_t e = 0; e < 3; ++e)
                 if (d[e]->n == c->closed && d[e]->max - d[e]->min < d[best]->max - d[best]->min - 1e-3) best = e;
             const std::string how = c->bare == c->closed     ? "bare"
