@@ -6,9 +6,9 @@ set -euo pipefail
 pkgs=(g++ cmake make libboost1.81-dev libboost-program-options1.81-dev libboost-json1.81-dev)
 for what in "$@"; do
   case "$what" in
-    test) pkgs+=(libboost-test1.81-dev doxygen libssl-dev openssl libasio-dev debian-archive-keyring python3-websockets chromium clang libclang-rt-14-dev libbenchmark-dev libevent-dev libuv1-dev pkg-config prometheus curl haproxy wrk) ;;
+    test) pkgs+=(libboost-test1.81-dev doxygen libssl-dev openssl libasio-dev debian-archive-keyring python3-websockets python3-matplotlib chromium clang libclang-rt-14-dev libbenchmark-dev libevent-dev libuv1-dev pkg-config prometheus curl haproxy wrk) ;;
     demo) pkgs+=(libssl-dev) ;;  # demo_server --tls
-    load) pkgs+=(libssl-dev python3) ;;  # scripts/load.sh: loadgen (--tls), demo_server, bench/loadgen/load.py
+    load) pkgs+=(libssl-dev python3 python3-matplotlib) ;;  # scripts/load.sh: loadgen (--tls), demo_server, bench/loadgen/load.py and its report's plots
     docs) pkgs+=(doxygen) ;;     # scripts/docs.sh: the API reference (docs/reference/)
     bench) pkgs+=(libssl-dev libbenchmark-dev libevent-dev libuv1-dev pkg-config libnetty-java default-jdk-headless python3) ;;
     *) echo "setup.sh: unknown component '$what'" >&2; exit 2 ;;

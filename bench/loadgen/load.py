@@ -146,18 +146,21 @@ def read_json(path):
         return None
 
 
-def progress_line(t, docs, mix_planned):
-    """One line: per role connected/planned, kicked, failed, summed over the processes."""
-    parts, total = [], {"planned": 0, "connected": 0, "kicked": 0, "failed": 0}
+def progress_line(t, docs, mix_planned, detail):
+    """One line of at most 120 columns: connections up, kicked (closed by the server) and failed,
+    summed over the processes; with detail, the same per role on the lines below."""
+    rows, total = [], {"planned": 0, "connected": 0, "kicked": 0, "failed": 0}
     for role in ROLES:
         sums = {key: sum(d.get(role, {}).get(key, 0) for d in docs) for key in total}
         if not sums["planned"] and not mix_planned.get(role):
             continue
         for key in total:
             total[key] += sums[key]
-        parts.append(f"{role} {sums['connected']}/{sums['planned']} up {sums['kicked']} kicked {sums['failed']} failed")
-    return (f"[load {t:5.0f}s] all {total['connected']}/{total['planned']} up, {total['kicked']} kicked, "
-            f"{total['failed']} failed | " + " | ".join(parts))
+        rows.append(f"{'':9}{role:<8} {sums['connected']}/{sums['planned']} up, {sums['kicked']} kicked, "
+                    f"{sums['failed']} failed")
+    line = (f"[load {t:5.0f}s] {total['connected']}/{total['planned']} up, {total['kicked']} kicked, "
+            f"{total['failed']} failed")
+    return "\n".join([line] + rows) if detail else line
 
 
 def merge(docs, exits):
@@ -196,17 +199,6 @@ def merged_problems(docs):
     return list(kinds.values())
 
 
-def failed_roles(summary):
-    """'dead 245 early, idle 12 missed': what failed, per role, with its counts."""
-    parts = []
-    for role in ROLES:
-        m = summary["roles"].get(role)
-        if m and not m["role_passed"]:
-            counts = ", ".join(f"{m[k]} {label}" for k, label in report.VERDICT_KEYS if m[k])
-            parts.append(f"{role} ({counts} of {m['count']})")
-    return "; ".join(parts)
-
-
 def print_summary(summary, where, out):
     out.write(f"== load: {summary['connections']} connections, {summary['processes']} loadgen process"
               f"{'es' if summary['processes'] != 1 else ''}, {where} ==\n")
@@ -231,7 +223,7 @@ def print_summary(summary, where, out):
         out.write("  ! a loadgen process left no result (see its loadgen-K.txt)\n")
     note = f"; unbounded, open at the end: {', '.join(unbounded)}" if unbounded else ""
     verdict = ("PASS: every role passed in every process" if summary["passed"]
-               else "FAIL: " + (failed_roles(summary) or "a loadgen process failed"))
+               else "FAIL: " + (report.failed_roles(summary) or "a loadgen process failed"))
     out.write(f"checks: {verdict}{note}"
               f" ({summary['ready']} of {summary['connections']} connections up; loadgen exit codes "
               f"{' '.join(map(str, summary['exit_codes']))})\n")
@@ -316,14 +308,20 @@ def main(argv):
                 procs.append(Process(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), f"loadgen-{k}",
                                      time.monotonic() + seconds(duration) + 60))
 
-        start = time.monotonic()
+        start, shown, last_detail = time.monotonic(), None, -10.0
         while any(p.popen.poll() is None for p in procs):
             time.sleep(1)
             for p in procs:
                 if p.popen.poll() is None and time.monotonic() > p.deadline:
                     p.popen.kill()
             docs = [read_json(os.path.join(out, f"progress-{k}.json")) or {} for k in range(processes)]
-            print(progress_line(time.monotonic() - start, docs, mix), flush=True)
+            t = time.monotonic() - start
+            # Per role every 5 s, or when a role's counts changed since they were last shown.
+            per_role = progress_line(t, docs, mix, True).split("\n", 1)[-1]
+            detail = per_role != shown and t - last_detail >= 5
+            if detail:
+                shown, last_detail = per_role, t
+            print(progress_line(t, docs, mix, detail), flush=True)
         exits = [p.popen.wait() for p in procs]
     finally:
         stop(servers)
@@ -345,11 +343,7 @@ def main(argv):
     with open(os.path.join(out, "summary.txt"), "w") as f:
         print_summary(summary, where, f)
     print_summary(summary, where, sys.stdout)
-    svg = None
-    if processes == 1 and docs[0] and docs[0].get("samples", {}).get("t_s"):
-        with open(os.path.join(out, "loadgen-0.svg")) as f:
-            svg = f.read()  # loadgen's own plot: the server's CPU, memory and open connections (/stats)
-    report.write(os.path.join(out, "report.html"), summary, [d for d in docs if d], svg)
+    report.write(os.path.join(out, "report.html"), summary, [d for d in docs if d])
     print(f"report: {os.path.join(out, 'report.html')}")
     return 0 if summary["passed"] else 1
 

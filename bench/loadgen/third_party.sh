@@ -7,7 +7,8 @@
 #           --heartbeat 1s must pass (dead clients terminate()d 1..2 s after their handshake;
 #           stalled ones unbounded, open at the end); then the same server with its interval
 #           doubled behind the flag's back (2000 ms) must fail, the banner naming the dead role
-#           and its count of missed kicks.
+#           and its count of missed kicks, in the printed summary and in the HTML report's banner,
+#           whose close-time plot (checked in headless Chromium) shows the late closes.
 #   python: Python's `websockets` (python3-websockets), ping_interval 1 s, ping_timeout 1 s:
 #           --expect python-websockets --ping-interval 1s --ping-timeout 1s must pass (dead
 #           clients closed with 1011 2..3 s after their handshake); then the server with both
@@ -73,6 +74,11 @@ fails_on_dead() {  # NAME: exit 1, the banner names the dead role and the count 
     [ -n "$missed" ] && [ "$missed" -gt 0 ] || { cat "$out/$1.txt" >&2; fail "$1: the banner does not name the dead role's missed kicks"; }
     /usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); sys.exit(s["roles"]["dead"]["missed_kicks"] != int(sys.argv[2]) or not all(m["role_passed"] for r, m in s["roles"].items() if r != "dead"))' \
         "$out/$1/summary.json" "$missed" || fail "$1: the banner's count is not summary.json's, or another role failed"
+    # The report names the failure in its banner and shows the late closes against the window.
+    grep -q '<div id="overall" class="fail">FAIL: dead (' "$out/$1/report.html" || fail "$1: the report's banner does not name the dead role"
+    /usr/bin/python3 "$here/report_check.py" "$out/$1/report.html" "$out/$1.png" --expect-fail \
+        --plots plot-closes,plot-connections,plot-echo >"$out/$1.check" 2>&1 ||
+        { cat "$out/$1.check" >&2; fail "$1: report_check.py"; }
     echo "third_party $mode: $1 failed as it should: $(grep '^checks: ' "$out/$1.txt")"
 }
 
