@@ -298,7 +298,7 @@ def main(argv):
             left -= n
             cmd = [args.loadgen, "-n", str(n), "--duration", duration,
                    *([] if option_value(extra, "--connect-rate") else ["--connect-rate", str(int(rate))]), "--seed", str(k + 1), "--label", f"loadgen-{k}", "--no-progress",
-                   "--json", os.path.join(out, f"loadgen-{k}.json"), "--svg", os.path.join(out, f"loadgen-{k}.svg"),
+                   "--json", os.path.join(out, f"loadgen-{k}.json"),
                    "--progress-file", os.path.join(out, f"progress-{k}.json")] + promise
             for role, share in mix.items():
                 cmd += [MIX_FLAGS[role], split_share(share, k, processes)]

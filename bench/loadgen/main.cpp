@@ -9,7 +9,6 @@
 #include "report.hpp"
 #include "runner.hpp"
 #include "scenario.hpp"
-#include "svg_plot.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -72,7 +71,6 @@ int run_once(const loadgen::scenario& plan) {
     const auto result = loadgen::analyse(plan, data);
     loadgen::print_run(result, std::cout);
     if (!plan.json_path.empty()) write_file(plan.json_path, json::serialize(loadgen::to_json(result)) + "\n");
-    if (!plan.svg_path.empty()) write_file(plan.svg_path, loadgen::plot_svg({&result}));
     return result.checks.passed ? 0 : 1;
 }
 
@@ -81,7 +79,6 @@ int combine(const loadgen::command& cmd) {
     const auto second = read_result(cmd.inputs[1]);
     const auto combined = loadgen::compare(first, second, std::cout);
     if (!cmd.json_path.empty()) write_file(cmd.json_path, json::serialize(combined) + "\n");
-    if (!cmd.svg_path.empty()) write_file(cmd.svg_path, loadgen::plot_svg({&first, &second}));
     return first.checks.passed && second.checks.passed ? 0 : 1;
 }
 

@@ -1,5 +1,5 @@
 // What one loadgen run found, as one typed value: analyse() makes it, print_run(), compare()
-// and plot_svg() read it, and it is serialised to JSON (and read back by --combine) in one
+// and bench/loadgen/plot.py read it, and it is serialised to JSON (and read back by --combine) in one
 // place, through Boost.Describe: the member names below are the JSON keys, so bench/results.py
 // and the scripts read the same names. Absent figures are std::optional (null in JSON).
 #ifndef IDLEWHEEL_LOADGEN_RESULT_HPP

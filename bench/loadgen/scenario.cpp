@@ -158,7 +158,8 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         "           --expect-idle D [--expect-ping-interval P --expect-pong-timeout Q] (= --expect kicks)\n"
         "           --expect none | --expect observe\n"
         "           and over any of them, or alone: --expect-open ROLE[,ROLE...] --expect-close ROLE=A..B[@EVENT][:HOW]\n"
-        "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json] [--svg OUT.svg]\nOptions");
+        "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json]\n"
+        "Plots: bench/loadgen/plot.py RESULT.json... --out OUT.svg (matplotlib)\nOptions");
     // clang-format off
     desc.add_options()
         ("help,h", "show this help")
@@ -207,7 +208,6 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("seed", po::value(&s.seed)->default_value(s.seed), "seed for role order and send phases")
         ("label", po::value(&s.label), "name of this run in reports (default: the server's timer mode; with --url: the expectation)")
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
-        ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
         ("progress-file", po::value(&s.progress_file), "every second (and once at the end), replace this file with the live counters as JSON: per role planned, connected, kicked (closed by the server), failed (scripts/load.sh merges several processes' files)")
         ("reconnect", "ws: a client the server closes with 1001 \"going away\" (a drain) connects again after a jittered back-off and carries on in its role, first sending again the message whose echo had not come back; failed attempts retry (bench/loadgen/README.md, \"Reconnecting\")")
@@ -226,7 +226,6 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (vm.count("combine") != 0U) {
         cmd.what = command::kind::combine;
         cmd.json_path = s.json_path;
-        cmd.svg_path = s.svg_path;
         if (cmd.inputs.size() != 2) return fail("--combine takes two result files (wheel, then asio)");
         return cmd;
     }

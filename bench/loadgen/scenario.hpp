@@ -131,7 +131,6 @@ struct scenario {
     nanoseconds stats_interval = std::chrono::milliseconds(500);
     std::uint64_t seed = 1;
     std::string json_path;
-    std::string svg_path;
     std::string label;
     bool progress = true;
     std::string progress_file;  // --progress-file: the live counters as JSON, every second
@@ -149,7 +148,6 @@ struct command {
     scenario run;
     std::vector<std::string> inputs;  // combine: result JSON files, e.g. wheel then asio
     std::string json_path;            // combine: combined JSON
-    std::string svg_path;             // combine: combined SVG
 };
 
 /// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
