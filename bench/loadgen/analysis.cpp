@@ -439,7 +439,8 @@ std::string fits_of(const closes_table& t) {
                       event_words[best] + ":" + how;
         }
     }
-    const std::string general = (opens.empty() ? "" : "--expect-open " + opens) + closes;
+    std::string general = (opens.empty() ? "" : "--expect-open " + opens) + closes;
+    if (!general.empty() && general.front() == ' ') general.erase(0, 1);
     return (preset.empty() ? std::string() : preset + "\n") + general;
 }
 

@@ -566,7 +566,8 @@ std::string promise_flags(const scenario& s) {
         if (p.what == role_promise::kind::open) opens += (opens.empty() ? "" : ",") + who;
         if (p.closed()) closes += " --expect-close " + who + "=" + p.spelling();
     }
-    return (opens.empty() ? std::string() : "--expect-open " + opens) + closes;
+    const std::string flags = (opens.empty() ? std::string() : "--expect-open " + opens) + closes;
+    return flags.empty() || flags.front() != ' ' ? flags : flags.substr(1);
 }
 
 void print_promise(const scenario& s, std::ostream& out) {
