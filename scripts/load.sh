@@ -24,4 +24,4 @@ if [ -z "${IDLEWHEEL_LOADGEN:-}" ]; then
   IDLEWHEEL_LOADGEN=$root/build/load/bench/loadgen/loadgen
   IDLEWHEEL_DEMO_SERVER=$root/build/load/demo_server/demo_server
 fi
-exec python3 bench/loadgen/load.py --loadgen "$IDLEWHEEL_LOADGEN" ${IDLEWHEEL_DEMO_SERVER:+--demo-server "$IDLEWHEEL_DEMO_SERVER"} "$@"
+exec /usr/bin/python3 bench/loadgen/load.py --loadgen "$IDLEWHEEL_LOADGEN" ${IDLEWHEEL_DEMO_SERVER:+--demo-server "$IDLEWHEEL_DEMO_SERVER"} "$@"

@@ -60,68 +60,61 @@ std::string loadavg() {
     return a + " " + b + " " + c;
 }
 
-// What the server promised for one role: whether it closes such a client at all, when (the
-// window [ref_low + after, ref_high + after + spread + slack]) and how.
-struct role_rule {
-    bool closed = false;        // false: must stay open to the end
-    std::int64_t after = 0;     // ns after the reference time
-    std::int64_t spread = 0;    // ns: how much later it may be due (the heartbeat's jitter)
-    bool any_close = false;     // any close frame or a bare socket close will do
-    outcome how = outcome::open;  // else: exactly this
-    std::uint16_t code = 0;     // --expect-close-code: only a close frame with this code will do
-    [[nodiscard]] bool accepts(const record& r) const noexcept {
-        if (code != 0) return (r.how == outcome::idle_close || r.how == outcome::other_close) && r.close_code == code;
-        return any_close ? r.how == outcome::idle_close || r.how == outcome::other_close || r.how == outcome::dropped
-                         : r.how == how;
+// Whether a close looks as the promise says.
+bool accepts(const role_promise& p, const record& r) noexcept {
+    const bool frame = r.how == outcome::idle_close || r.how == outcome::other_close;
+    switch (p.how) {
+        case close_how::any: return frame || r.how == outcome::dropped;
+        case close_how::frame: return frame;
+        case close_how::frame_code: return frame && r.close_code == p.code;
+        case close_how::bare: return r.how == outcome::dropped;
+        case close_how::idle_kick: return r.how == outcome::idle_close;
     }
-    [[nodiscard]] std::string expected() const {
-        if (code != 0) return "close " + std::to_string(code);
-        return any_close ? "closed" : std::string(name(how));
-    }
-};
+    return false;
+}
 
-// The rule for each role. demo: demo_server's settings (/stats; a server without liveness,
-// --timers=none, the benchmark baseline, closes nobody); kicks, beast, none: what the command
-// line says the server promised (README.md, "Against any server").
-role_rule rule_for(role r, const scenario& plan, bool liveness, std::int64_t idle_timeout) {
-    const auto ping = plan.ping_interval.count(), pong = plan.pong_timeout.count(), jitter = plan.ping_jitter.count();
-    switch (plan.expect) {
-        case expectation::demo:
-            if (!liveness) return {};
-            switch (r) {
-                case role::active: return {};
-                case role::idle:
-                    return {true, idle_timeout, 0, false,
-                            plan.proto == protocol::tcp ? outcome::dropped : outcome::idle_close};
-                case role::pinger: return {true, idle_timeout, 0, false, outcome::idle_close};
-                case role::dead: return {true, ping + pong, jitter, false, outcome::dropped};
-                case role::stalled: return {};  // not allowed with demo (scenario.cpp)
-            }
-            return {};
-        case expectation::kicks:
-            switch (r) {
-                case role::active: return {};
-                case role::idle:
-                case role::pinger: return {true, idle_timeout, 0, true, outcome::open};
-                case role::dead:
-                    // Whichever comes first: the heartbeat's drop or the idle timeout.
-                    if (plan.heartbeats && ping + pong < idle_timeout)
-                        return {true, ping + pong, std::min(jitter, idle_timeout - ping - pong), true, outcome::open};
-                    return {true, idle_timeout, 0, true, outcome::open};
-                case role::stalled: return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
-            }
-            return {};
-        case expectation::beast:
-            // Every client but the dead one answers pings (Beast reads under the idle, active and
-            // pinger clients): Beast keeps them all. The dead client's last byte was its upgrade
-            // request: a ping idle / 2 later, unanswered, and a drop (no close frame) idle / 2 later.
-            if (r == role::dead) return {true, idle_timeout, 0, false, outcome::dropped};
-            // Beast's handshake deadline: the upgrade never finished, the socket is closed.
-            if (r == role::stalled) return {true, plan.handshake_timeout.count(), 0, false, outcome::dropped};
-            return {};
-        case expectation::none: return {};
+// The rule for each role: the promise the command line resolved (scenario.cpp), or for demo
+// demo_server's settings from /stats (a server without liveness, --timers=none, the benchmark
+// baseline, closes nobody).
+role_promise rule_for(role r, const scenario& plan, bool liveness, nanoseconds idle_timeout) {
+    if (plan.expect != expectation::demo) return plan.promise[index(r)];
+    role_promise p;
+    if (!liveness) return p;
+    const auto closed = [&p](nanoseconds a, nanoseconds b, close_event e, close_how how) {
+        p.what = role_promise::kind::closed;
+        p.from = a;
+        p.to = b;
+        p.after = e;
+        p.how = how;
+        return p;
+    };
+    switch (r) {
+        case role::active: return p;
+        case role::idle:
+            return closed(idle_timeout, idle_timeout, close_event::message,
+                          plan.proto == protocol::tcp ? close_how::bare : close_how::idle_kick);
+        case role::pinger: return closed(idle_timeout, idle_timeout, close_event::handshake, close_how::idle_kick);
+        case role::dead:
+            return closed(plan.ping_interval + plan.pong_timeout, plan.ping_interval + plan.pong_timeout + plan.ping_jitter,
+                          close_event::handshake, close_how::bare);
+        case role::stalled: return p;  // not allowed with demo (scenario.cpp)
     }
-    return {};
+    return p;
+}
+
+// When the event a window counts from happened, as the client saw it: between low and high
+// (promise.hpp says what each event is per role).
+std::pair<std::int64_t, std::int64_t> event_times(const record& r, close_event e) {
+    if (r.who == role::stalled) return {r.ref_low, r.ref_high};  // connect began .. half request written
+    switch (e) {
+        case close_event::connect: return {r.launched, r.connected};
+        case close_event::handshake: return {r.connected, r.ready};
+        case close_event::message:
+            if (r.who == role::idle) return {r.ref_low, r.ref_high};
+            if (r.who == role::active) return {r.last_sent, r.last_sent};
+            return {r.connected, r.ready};  // pinger, dead: the upgrade request was their last message
+    }
+    return {-1, -1};
 }
 
 // ---- per-record verdicts -------------------------------------------------------------------
@@ -138,7 +131,7 @@ struct tally {
     std::int64_t past_two_ticks_max = 0;
     std::map<std::string, std::pair<std::uint64_t, std::string>> grouped;  // kind -> count, first example
     std::array<check_summary, role_count> by_role{};  // the verdict counts of each role's clients
-    std::array<role_rule, role_count> rules{};         // what was expected of each role
+    std::array<role_promise, role_count> rules{};      // what was expected of each role
 
     void problem(const std::string& kind, std::string example) {
         auto& [count, first] = grouped[kind];
@@ -152,7 +145,7 @@ struct judge {
     const run_data& data;
     bool liveness;
     std::int64_t idle_timeout, slack;  // ns; slack: 2 ticks + allowance
-    std::array<role_rule, role_count> rules;
+    std::array<role_promise, role_count> rules;
 
     // The same limit without the allowance (due + 2 ticks exactly), counted apart: not a
     // failure, since the client's view includes the delivery and both sides' wake-up delays.
@@ -189,8 +182,9 @@ struct judge {
         const auto when = [&](std::int64_t ns) { return std::to_string(seconds(nanoseconds(ns))) + " s"; };
         const auto by = [&](std::int64_t ns) { return std::to_string(ms(nanoseconds(ns))) + " ms"; };
         const std::string detail = r.detail.empty() ? "" : " (" + r.detail + ")";
-        const role_rule& rule = rules[index(r.who)];
-        if (!rule.closed) {
+        const role_promise& rule = rules[index(r.who)];
+        if (rule.what == role_promise::kind::unbounded) return;  // either end passes
+        if (!rule.closed()) {
             if (r.how != outcome::open) {
                 ++t.checks.false_kicks;
                 t.problem("false kick: " + who + " client " + std::string(name(r.how)) + detail,
@@ -200,9 +194,10 @@ struct judge {
         }
         // When the server's clock for this client may run out, earliest and latest.
         const bool dead = r.who == role::dead;
-        const std::int64_t due = r.ref_low + rule.after;
-        const std::int64_t limit = r.ref_high + rule.after + rule.spread + slack;
-        if (r.ref_low < 0 || r.ref_high < 0) {
+        const auto [low, high] = event_times(r, rule.after);
+        const std::int64_t due = low + rule.from.count();
+        const std::int64_t limit = high + rule.to.count() + slack;
+        if (low < 0 || high < 0) {
             // An idle client whose one message never came back: it cannot be judged.
             if (r.how == outcome::open) {
                 ++t.checks.unresolved;
@@ -224,13 +219,15 @@ struct judge {
             }
             return;
         }
-        if (!rule.accepts(r)) {
+        if (!accepts(rule, r)) {
             ++t.checks.wrong_outcomes;
-            const std::string code = rule.code != 0 && r.close_code != 0 && r.how == outcome::idle_close
+            const bool frame = r.how == outcome::idle_close || r.how == outcome::other_close;
+            const std::string code = frame && r.close_code != 0 && detail.find(std::to_string(r.close_code)) == std::string::npos
                                          ? " (" + std::to_string(r.close_code) + ")"
                                          : "";
             t.problem("wrong outcome: " + who + " client " + std::string(name(r.how)) + code + detail +
-                          (rule.code != 0 ? ", expected close " + std::to_string(rule.code) : ""),
+                          (rule.how == close_how::frame_code ? ", expected close " + std::to_string(rule.code)
+                                                             : ", expected " + rule.words().substr(rule.words().rfind(", ") + 2)),
                       at + " at " + when(r.closed));
             return;
         }
@@ -247,7 +244,7 @@ struct judge {
         }
         if (r.who == role::idle) t.lateness_idle.push_back(r.closed - due);
         if (r.who == role::pinger) t.lateness_pinger.push_back(r.closed - due);
-        if (dead) t.dead_detection.push_back(r.closed - r.ref_high);
+        if (dead) t.dead_detection.push_back(r.closed - r.ready);
         if (r.who == role::stalled) t.stalled_drop.push_back(r.closed - r.ref_low);
     }
 };
@@ -257,8 +254,11 @@ tally judge_records(const scenario& plan, const run_data& data) {
     judge j{plan, data, liveness, data.idle_timeout.count(), 2 * data.tick.count() + plan.allowance.count(), {}};
     for (std::size_t r = 0; r < role_count; ++r)
     {
-        j.rules[r] = rule_for(static_cast<role>(r), plan, liveness, data.idle_timeout.count());
-        if (j.rules[r].closed) j.rules[r].code = plan.close_code[r];
+        j.rules[r] = rule_for(static_cast<role>(r), plan, liveness, data.idle_timeout);
+        if (plan.expect == expectation::demo && j.rules[r].closed() && plan.close_code[r] != 0) {
+            j.rules[r].how = close_how::frame_code;
+            j.rules[r].code = plan.close_code[r];
+        }
     }
     tally t;
     t.rules = j.rules;
@@ -298,7 +298,7 @@ outcome_table outcomes_of(const tally& t, const scenario& plan) {
                                     at(outcome::other_close),
                                     at(outcome::dropped),
                                     at(outcome::error),
-                                    t.rules[r].expected(),
+                                    t.rules[r].spelling(),
                                     c.false_kicks,
                                     c.missed_kicks,
                                     c.wrong_outcomes,
@@ -307,6 +307,141 @@ outcome_table outcomes_of(const tally& t, const scenario& plan) {
                                     c.false_kicks + c.missed_kicks + c.wrong_outcomes + c.unresolved + c.errors == 0};
     }
     return table;
+}
+
+// ---- how each role was closed (every run; --expect observe reads it) ------------------------
+
+constexpr std::array<const char*, 3> event_words{"connect", "handshake", "message"};
+
+closes_table closes_of(const run_data& data, const std::array<role_promise, role_count>& rules, std::int64_t slack) {
+    std::array<std::vector<std::int64_t>, role_count> after_connect, after_handshake, after_message, after_event;
+    std::array<role_closes, role_count> out{};
+    std::array<std::map<std::uint16_t, std::uint64_t>, role_count> codes;
+    std::array<bool, role_count> present{};
+    for (const auto& r : data.records) {
+        const auto k = index(r.who);
+        present[k] = true;
+        if (r.ready < 0) continue;
+        if (r.how == outcome::open) {
+            ++out[k].open;
+            continue;
+        }
+        if (r.how != outcome::idle_close && r.how != outcome::other_close && r.how != outcome::dropped) continue;
+        ++out[k].closed;
+        if (r.how == outcome::dropped)
+            ++out[k].bare;
+        else {
+            ++out[k].frames;
+            ++codes[k][r.close_code];
+        }
+        const auto since = [&r](close_event e) { return r.closed - event_times(r, e).first; };
+        after_connect[k].push_back(since(close_event::connect));
+        after_handshake[k].push_back(since(close_event::handshake));
+        if (event_times(r, close_event::message).first >= 0) after_message[k].push_back(since(close_event::message));
+        const close_event e = rules[k].closed() ? rules[k].after : close_event::handshake;
+        if (event_times(r, e).first >= 0) after_event[k].push_back(since(e));
+    }
+    closes_table table;
+    const std::array<std::optional<role_closes>*, role_count> slot{&table.idle, &table.active, &table.pinger,
+                                                                   &table.dead, &table.stalled};
+    for (std::size_t k = 0; k < role_count; ++k) {
+        if (!present[k]) continue;
+        auto& c = out[k];
+        const auto& rule = rules[k];
+        c.promise = rule.spelling();
+        c.event = event_words[static_cast<std::size_t>(rule.closed() ? rule.after : close_event::handshake)];
+        if (rule.closed()) {
+            c.from_s = seconds(rule.from);
+            c.to_s = seconds(rule.to);
+            c.slack_s = seconds(nanoseconds(slack));
+        }
+        for (const auto& [code, n] : codes[k])
+            c.codes += (c.codes.empty() ? "" : ", ") + std::to_string(code) + " x " + std::to_string(n);
+        c.after_connect_s = summarise(after_connect[k], 1e-9);
+        c.after_handshake_s = summarise(after_handshake[k], 1e-9);
+        c.after_message_s = summarise(after_message[k], 1e-9);
+        std::sort(after_event[k].begin(), after_event[k].end());
+        for (const auto v : after_event[k]) c.close_after_s.push_back(std::round(static_cast<double>(v) / 1e6) / 1e3);
+        *slot[k] = c;
+    }
+    return table;
+}
+
+// A duration near `s` seconds, as a flag takes it: 0.1 s steps from 1 s, 10 ms below.
+std::string nice(double s, bool up = false) {
+    const double step = s >= 1 ? 0.1 : 0.01;
+    const double v = (up ? std::ceil(s / step - 1e-6) : std::floor(s / step + 1e-6)) * step;
+    return duration_text(std::chrono::milliseconds(std::llround(std::max(v, step) * 1000)));
+}
+
+// --expect observe: a promise that fits what was seen (a preset when one does, and the general
+// form always). Mostly = 90 % of the role's connections that were up.
+std::string fits_of(const closes_table& t) {
+    const std::array<const std::optional<role_closes>*, role_count> by{&t.idle, &t.active, &t.pinger, &t.dead,
+                                                                       &t.stalled};
+    const auto mostly = [&](role r, bool closed) {
+        const auto& c = *by[index(r)];
+        if (!c || c->closed + c->open == 0) return true;  // no such client: anything fits
+        const double share = static_cast<double>(c->closed) / static_cast<double>(c->closed + c->open);
+        return closed ? share >= 0.9 : share <= 0.1;
+    };
+    const auto has = [&](role r) { return by[index(r)]->has_value() && (*by[index(r)])->closed + (*by[index(r)])->open > 0; };
+    std::string preset;
+    const bool others_open = mostly(role::active, false) && mostly(role::pinger, false);
+    std::string stalled_flag;
+    if (has(role::stalled) && mostly(role::stalled, true))
+        stalled_flag = nice(t.stalled->after_connect_s.min);
+    if (mostly(role::idle, false) && others_open && mostly(role::dead, false) && mostly(role::stalled, false)) {
+        preset = "--expect none";
+    } else if (has(role::idle) && mostly(role::idle, true) && mostly(role::active, false)) {
+        preset = "--expect idle-timeout --idle-timeout " + nice(t.idle->after_message_s.min) +
+                 (has(role::pinger) && mostly(role::pinger, false) ? " --pings" : "") +
+                 (stalled_flag.empty() ? "" : " --handshake-timeout " + stalled_flag);
+    } else if (has(role::dead) && mostly(role::dead, true) && mostly(role::idle, false) && others_open) {
+        const auto& d = *t.dead;
+        const double lo = d.after_handshake_s.min, hi = d.after_handshake_s.max;
+        if (d.frames > d.bare && d.codes.rfind("1011", 0) == 0) {
+            preset = "--expect python-websockets --ping-interval " + nice(lo / 2) + " --ping-timeout " + nice(lo / 2) +
+                     (stalled_flag.empty() ? "" : " --open-timeout " + stalled_flag) +
+                     "  (ping_interval + ping_timeout = about " + nice(lo) + ": split as your server's settings say)";
+        } else if (d.bare >= d.frames && hi - lo > 0.25 * lo) {
+            // Closed I..2I after the handshake, each a little late: I is the lower of the
+            // earliest close and half the latest.
+            preset = "--expect ws-heartbeat --heartbeat " + nice(std::min(lo, hi / 2));
+            if (!stalled_flag.empty())
+                preset += " --expect-close stalled=" + stalled_flag + ".." + stalled_flag + "@connect:bare";
+        } else if (d.bare >= d.frames) {
+            preset = "--expect beast-timeouts --idle-timeout " + nice(lo) +
+                     (stalled_flag.empty() ? "" : " --handshake-timeout " + stalled_flag);
+        }
+    }
+    std::string opens, closes;
+    for (std::size_t k = 0; k < role_count; ++k) {
+        const auto& c = *by[k];
+        if (!c || c->closed + c->open == 0) continue;
+        const std::string who(role_names[k]);
+        if (mostly(static_cast<role>(k), false)) {
+            opens += (opens.empty() ? "" : ",") + who;
+        } else if (mostly(static_cast<role>(k), true)) {
+            // The event the closes line up with best: the narrowest spread.
+            const std::array<const distribution*, 3> d{&c->after_connect_s, &c->after_handshake_s, &c->after_message_s};
+            // Ties go to the event that names the role's story: an idle client's message, a
+            // stalled client's connect, the others' handshake.
+            std::size_t best = k == index(role::idle) ? 2 : k == index(role::stalled) ? 0 : 1;
+            for (std::size_t e = 0; e < 3; ++e)
+                if (d[e]->n == c->closed && d[e]->max - d[e]->min < d[best]->max - d[best]->min - 1e-3) best = e;
+            const std::string how = c->bare == c->closed     ? "bare"
+                                    : c->frames == c->closed ? (c->codes.find(',') == std::string::npos
+                                                                    ? "frame=" + c->codes.substr(0, c->codes.find(' '))
+                                                                    : "frame")
+                                                             : "any";
+            closes += " --expect-close " + who + "=" + nice(d[best]->min) + ".." + nice(d[best]->max, true) + "@" +
+                      event_words[best] + ":" + how;
+        }
+    }
+    std::string general = (opens.empty() ? "" : "--expect-open " + opens) + closes;
+    if (!general.empty() && general.front() == ' ') general.erase(0, 1);
+    return (preset.empty() ? std::string() : preset + "\n") + general;
 }
 
 // ---- the server's cost windows -------------------------------------------------------------
@@ -536,6 +671,9 @@ run_result analyse(const scenario& plan, const run_data& data) {
                                 seconds(nanoseconds(t.last_ready)),
                                 data.connect_phase > 0 ? static_cast<double>(t.ready) / data.connect_phase : 0};
     r.outcomes = outcomes_of(t, plan);
+    r.closes = closes_of(data, t.rules, 2 * data.tick.count() + plan.allowance.count());
+    r.promise = plan.expect == expectation::demo ? std::string() : promise_flags(plan);
+    if (plan.expect == expectation::observe) r.fits = fits_of(r.closes);
     r.checks = t.checks;
     for (auto& [kind, v] : t.grouped) r.problems.push_back(problem{kind, v.first, v.second});
 

@@ -225,6 +225,7 @@ private:
         in_flight_ = true;
         sent_at_ = now();
         if (rec_.who == role::idle) rec_.ref_low = sent_at_;  // before the server can read it
+        rec_.last_sent = sent_at_;
         ++rec_.sent;
         run().counters.sent.fetch_add(1, std::memory_order_relaxed);
         if (!out_.empty()) {
@@ -686,7 +687,7 @@ void connection_thread::launch(record& rec, std::uint64_t phase_seed, asio::ip::
 
 void connection_thread::relaunch(std::size_t slot, record& rec, std::uint64_t phase_seed, asio::ip::address source,
                                  carry c) {
-    rec.ref_low = rec.ref_high = rec.closed = -1;  // the new connection's clocks
+    rec.ref_low = rec.ref_high = rec.closed = rec.last_sent = -1;  // the new connection's clocks
     rec.close_code = 0;
     auto next = make_connection(*this, rec, phase_seed, source);
     next->init(slot, c, stamp_messages());

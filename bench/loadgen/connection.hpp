@@ -56,6 +56,7 @@ struct record {
     std::int64_t ref_low = -1;
     std::int64_t ref_high = -1;
     std::int64_t closed = -1;  // closed by the server (WebSocket: when its close frame arrived)
+    std::int64_t last_sent = -1;  // its last message was written (--expect-close ...@message)
     std::uint32_t sent = 0;
     std::uint32_t echoed = 0;
     std::uint32_t late_sends = 0;  // active: the previous echo was not back when the next send was due

@@ -18,7 +18,9 @@ A process holds at most its descriptor limit (20 000 here): P defaults to one lo
 15 000 connections, S to one server per 12 000; each loadgen connects from its own three
 loopback source addresses (127.0.0.2+3k, when the server is on 127.*). Mix shares with a
 decimal point are fractions (the same in every process); whole numbers are counts, split.
-Every process is bounded: loadgen by its --duration, then SIGKILL 60 s later; the servers get
+IDLEWHEEL_LOAD_CONNECTIONS and IDLEWHEEL_LOAD_OUT, when set, replace the defaults of --connections
+(4000) and --out (build/load/report): the test that runs the README's commands as written uses
+them. Every process is bounded: loadgen by its --duration, then SIGKILL 60 s later; the servers get
 SIGTERM at the end. Exit status: 0 every role passed in every process, 1 a verdict failed or
 a process did not finish, 2 a bad command line, 3 nothing could be run.
 """
@@ -70,13 +72,25 @@ def split_share(share, k, processes):
     return str(total // processes + (1 if k < total % processes else 0))
 
 
-def longest_promise(extra):
-    """The longest time a client may wait for its verdict, from the promise flags, in seconds."""
-    values = [option_value(extra, f) for f in ("--expect-idle", "--idle-timeout", "--handshake-timeout")]
-    due = [seconds(v) for v in values if v]
-    ping, pong = option_value(extra, "--expect-ping-interval"), option_value(extra, "--expect-pong-timeout")
-    if ping and pong:
-        due.append(seconds(ping) + seconds(pong) + seconds(option_value(extra, "--ping-jitter") or "1s"))
+def ask_promise(loadgen, promise, mix):
+    """loadgen's reading of the promise flags (--print-promise): the windows per role, as JSON."""
+    counts = any("." not in share for share in mix.values())
+    cmd = [loadgen, "--print-promise"] + promise + (["-n", str(len(mix))] if counts else [])
+    for role, share in mix.items():
+        cmd += [MIX_FLAGS[role], "1" if counts else share]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(2)
+    return json.loads(done.stdout)
+
+
+def longest_promise(promise, extra):
+    """The longest time a client may wait for its verdict, from the promise, in seconds (observe:
+    20 s, long enough for the common heartbeats and idle timeouts)."""
+    if promise["expect"] == "observe":
+        return 20
+    due = [r["to_s"] for r in promise["roles"].values() if r["closed"]]
     return max(due) if due else 0
 
 
@@ -132,18 +146,21 @@ def read_json(path):
         return None
 
 
-def progress_line(t, docs, mix_planned):
-    """One line: per role connected/planned, kicked, failed, summed over the processes."""
-    parts, total = [], {"planned": 0, "connected": 0, "kicked": 0, "failed": 0}
+def progress_line(t, docs, mix_planned, detail):
+    """One line of at most 120 columns: connections up, kicked (closed by the server) and failed,
+    summed over the processes; with detail, the same per role on the lines below."""
+    rows, total = [], {"planned": 0, "connected": 0, "kicked": 0, "failed": 0}
     for role in ROLES:
         sums = {key: sum(d.get(role, {}).get(key, 0) for d in docs) for key in total}
         if not sums["planned"] and not mix_planned.get(role):
             continue
         for key in total:
             total[key] += sums[key]
-        parts.append(f"{role} {sums['connected']}/{sums['planned']} up {sums['kicked']} kicked {sums['failed']} failed")
-    return (f"[load {t:5.0f}s] all {total['connected']}/{total['planned']} up, {total['kicked']} kicked, "
-            f"{total['failed']} failed | " + " | ".join(parts))
+        rows.append(f"{'':9}{role:<8} {sums['connected']}/{sums['planned']} up, {sums['kicked']} kicked, "
+                    f"{sums['failed']} failed")
+    line = (f"[load {t:5.0f}s] {total['connected']}/{total['planned']} up, {total['kicked']} kicked, "
+            f"{total['failed']} failed")
+    return "\n".join([line] + rows) if detail else line
 
 
 def merge(docs, exits):
@@ -185,7 +202,8 @@ def merged_problems(docs):
 def print_summary(summary, where, out):
     out.write(f"== load: {summary['connections']} connections, {summary['processes']} loadgen process"
               f"{'es' if summary['processes'] != 1 else ''}, {where} ==\n")
-    out.write(f"{'role':<8} {'count':>7}  {'expected':<14} {'verdict':<8} got\n")
+    out.write(f"{'role':<8} {'count':>7}  {'expected':<24} {'verdict':<8} got\n")
+    unbounded = []
     for role in ROLES:
         m = summary["roles"].get(role)
         if not m:
@@ -193,12 +211,20 @@ def print_summary(summary, where, out):
         got = "  ".join(f"{k} {m[k]}" for k in report.OUTCOME_KEYS if m[k])
         verdict = "pass" if m["role_passed"] else "FAIL" + "".join(
             f" {label} {m[k]}" for k, label in report.VERDICT_KEYS if m[k])
-        out.write(f"{role:<8} {m['count']:>7}  {m['expected']:<14} {verdict:<8} {got}\n")
+        if m["role_passed"] and m["expected"] == "unbounded":
+            closed = m["ws_idle_close"] + m["ws_other_close"] + m["dropped"]
+            verdict = f"pass (unbounded{f': {closed} closed,' if closed else ','} {m['open']} open at the end)"
+            if m["open"]:
+                unbounded.append(f"{role} {m['open']}")
+        out.write(f"{role:<8} {m['count']:>7}  {m['expected']:<24} {verdict:<8} {got}\n")
     for p in summary["problems"][:10]:
         out.write(f"  ! {p['count']:6d} x {p['what']}, e.g. {p['example']}\n")
     if not summary["complete"]:
         out.write("  ! a loadgen process left no result (see its loadgen-K.txt)\n")
-    out.write(f"checks: {'PASS: every role passed in every process' if summary['passed'] else 'FAIL'}"
+    note = f"; unbounded, open at the end: {', '.join(unbounded)}" if unbounded else ""
+    verdict = ("PASS: every role passed in every process" if summary["passed"]
+               else "FAIL: " + (report.failed_roles(summary) or "a loadgen process failed"))
+    out.write(f"checks: {verdict}{note}"
               f" ({summary['ready']} of {summary['connections']} connections up; loadgen exit codes "
               f"{' '.join(map(str, summary['exit_codes']))})\n")
 
@@ -208,11 +234,11 @@ def main(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--loadgen", required=True)
     parser.add_argument("--demo-server")
-    parser.add_argument("--connections", "-n", type=int, default=4000)
+    parser.add_argument("--connections", "-n", type=int, default=int(os.environ.get("IDLEWHEEL_LOAD_CONNECTIONS", 4000)))
     parser.add_argument("--processes", type=int)
     parser.add_argument("--servers", type=int)
     parser.add_argument("--duration")
-    parser.add_argument("--out", default="build/load/report")
+    parser.add_argument("--out", default=os.environ.get("IDLEWHEEL_LOAD_OUT", "build/load/report"))
     parser.add_argument("--url")
     for role, flag in MIX_FLAGS.items():
         parser.add_argument(flag, dest=role)
@@ -234,9 +260,7 @@ def main(argv):
         if (args.url or "").startswith("tcp://"):
             mix = {"idle": "0.5", "active": "0.5"}
         else:
-            mix = dict(DEFAULT_MIX)
-            if args.url and option_value(extra, "--handshake-timeout") is None:
-                del mix["stalled"]  # stalled clients are judged against the server's handshake deadline
+            mix = dict(DEFAULT_MIX)  # a role the promise leaves unbounded stays: either end passes
     mix = {r: v for r, v in mix.items() if v is not None}
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
@@ -261,10 +285,12 @@ def main(argv):
         per_process = math.ceil(args.connections / processes)
         # Past every client's due time: the connect phase, the longest promise, the allowance and 3 s.
         margin = seconds(option_value(extra, "--allowance") or "1s") + 3
-        duration = args.duration or f"{math.ceil(per_process / rate + longest_promise(promise) + margin)}s"
+        told = ask_promise(args.loadgen, promise, mix)
+        duration = args.duration or f"{math.ceil(per_process / rate + longest_promise(told, extra) + margin)}s"
         host = re.sub(r"^\w+://\[?([^\]/]*?)\]?(:\d+)?(/.*)?$", r"\1", target[1])
         print(f"load: {args.connections} connections over {processes} loadgen process{'es' if processes != 1 else ''}"
               f" against {where}, {duration}; results in {out}", flush=True)
+        sys.stdout.write(told["text"])
 
         procs, left = [], args.connections
         for k in range(processes):
@@ -272,7 +298,7 @@ def main(argv):
             left -= n
             cmd = [args.loadgen, "-n", str(n), "--duration", duration,
                    *([] if option_value(extra, "--connect-rate") else ["--connect-rate", str(int(rate))]), "--seed", str(k + 1), "--label", f"loadgen-{k}", "--no-progress",
-                   "--json", os.path.join(out, f"loadgen-{k}.json"), "--svg", os.path.join(out, f"loadgen-{k}.svg"),
+                   "--json", os.path.join(out, f"loadgen-{k}.json"),
                    "--progress-file", os.path.join(out, f"progress-{k}.json")] + promise
             for role, share in mix.items():
                 cmd += [MIX_FLAGS[role], split_share(share, k, processes)]
@@ -282,14 +308,20 @@ def main(argv):
                 procs.append(Process(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), f"loadgen-{k}",
                                      time.monotonic() + seconds(duration) + 60))
 
-        start = time.monotonic()
+        start, shown, last_detail = time.monotonic(), None, -10.0
         while any(p.popen.poll() is None for p in procs):
             time.sleep(1)
             for p in procs:
                 if p.popen.poll() is None and time.monotonic() > p.deadline:
                     p.popen.kill()
             docs = [read_json(os.path.join(out, f"progress-{k}.json")) or {} for k in range(processes)]
-            print(progress_line(time.monotonic() - start, docs, mix), flush=True)
+            t = time.monotonic() - start
+            # Per role every 5 s, or when a role's counts changed since they were last shown.
+            per_role = progress_line(t, docs, mix, True).split("\n", 1)[-1]
+            detail = per_role != shown and t - last_detail >= 5
+            if detail:
+                shown, last_detail = per_role, t
+            print(progress_line(t, docs, mix, detail), flush=True)
         exits = [p.popen.wait() for p in procs]
     finally:
         stop(servers)
@@ -311,11 +343,7 @@ def main(argv):
     with open(os.path.join(out, "summary.txt"), "w") as f:
         print_summary(summary, where, f)
     print_summary(summary, where, sys.stdout)
-    svg = None
-    if processes == 1 and docs[0] and docs[0].get("samples", {}).get("t_s"):
-        with open(os.path.join(out, "loadgen-0.svg")) as f:
-            svg = f.read()  # loadgen's own plot: the server's CPU, memory and open connections (/stats)
-    report.write(os.path.join(out, "report.html"), summary, [d for d in docs if d], svg)
+    report.write(os.path.join(out, "report.html"), summary, [d for d in docs if d])
     print(f"report: {os.path.join(out, 'report.html')}")
     return 0 if summary["passed"] else 1
 

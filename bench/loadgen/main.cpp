@@ -9,7 +9,6 @@
 #include "report.hpp"
 #include "runner.hpp"
 #include "scenario.hpp"
-#include "svg_plot.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -42,12 +41,36 @@ loadgen::run_result read_result(const std::string& path) {
     }
 }
 
+// --print-promise: the promise per role as JSON, for scripts/load.sh (its duration, its
+// first lines).
+int print_promise_json(const loadgen::scenario& plan) {
+    json::object roles;
+    for (std::size_t r = 0; r < loadgen::role_count; ++r) {
+        if (plan.mix[r] == 0) continue;
+        const auto& p = plan.promise[r];
+        roles[loadgen::role_names[r]] = {{"spelling", p.spelling()},
+                                         {"words", p.words()},
+                                         {"closed", p.closed()},
+                                         {"to_s", loadgen::seconds(p.to)}};
+    }
+    std::ostringstream text;
+    loadgen::print_promise(plan, text);
+    std::cout << json::serialize(json::object{{"expect", loadgen::name(plan.expect)},
+                                              {"flags", loadgen::promise_flags(plan)},
+                                              {"roles", roles},
+                                              {"text", text.str()}})
+              << "\n";
+    return 0;
+}
+
 int run_once(const loadgen::scenario& plan) {
+    if (plan.print_promise) return print_promise_json(plan);
+    loadgen::print_promise(plan, std::cout);
+    std::cout.flush();
     const auto data = loadgen::run(plan);
     const auto result = loadgen::analyse(plan, data);
     loadgen::print_run(result, std::cout);
     if (!plan.json_path.empty()) write_file(plan.json_path, json::serialize(loadgen::to_json(result)) + "\n");
-    if (!plan.svg_path.empty()) write_file(plan.svg_path, loadgen::plot_svg({&result}));
     return result.checks.passed ? 0 : 1;
 }
 
@@ -56,7 +79,6 @@ int combine(const loadgen::command& cmd) {
     const auto second = read_result(cmd.inputs[1]);
     const auto combined = loadgen::compare(first, second, std::cout);
     if (!cmd.json_path.empty()) write_file(cmd.json_path, json::serialize(combined) + "\n");
-    if (!cmd.svg_path.empty()) write_file(cmd.svg_path, loadgen::plot_svg({&first, &second}));
     return first.checks.passed && second.checks.passed ? 0 : 1;
 }
 

@@ -45,6 +45,14 @@ void print_outcomes(const char* role, std::uint64_t count, const std::optional<r
     add("dropped", o->dropped);
     add("error", o->error);
     std::string verdict = o->role_passed ? "pass" : "FAIL";
+    if (o->role_passed && o->expected == "unbounded")
+        verdict = fmt("pass (unbounded%s %llu open at the end)",
+                      o->ws_idle_close + o->ws_other_close + o->dropped == 0
+                          ? ","
+                          : fmt(": %llu closed,", static_cast<unsigned long long>(o->ws_idle_close + o->ws_other_close +
+                                                                                  o->dropped))
+                                .c_str(),
+                      static_cast<unsigned long long>(o->open));
     const auto why = [&verdict](const char* what, std::uint64_t n) {
         if (n != 0) verdict += fmt(" %s %llu", what, static_cast<unsigned long long>(n));
     };
@@ -53,7 +61,7 @@ void print_outcomes(const char* role, std::uint64_t count, const std::optional<r
     why("wrong", o->wrong_outcomes);
     why("unresolved", o->unresolved);
     why("errors", o->errors);
-    out << fmt("           %-7s %7llu  %-14s  %-8s %s\n", role, static_cast<unsigned long long>(count),
+    out << fmt("           %-7s %7llu  %-22s  %-8s %s\n", role, static_cast<unsigned long long>(count),
                o->expected.c_str(), verdict.c_str(), got.c_str());
 }
 
@@ -72,15 +80,9 @@ void print_run(const run_result& r, std::ostream& out) {
         out << fmt("server     timers=%s threads=%.0f tick=%.0f ms idle-timeout=%.0f ms\n", r.server.timers.c_str(),
                    r.server.threads, r.server.tick_ms, r.server.idle_timeout_ms);
     else
-        out << fmt("server     %s, expected: %s%s; verdicts from the client side%s\n", sc.url.c_str(), sc.expect.c_str(),
-                   sc.expect == "kicks"
-                       ? (fmt(" (idle %.0f ms", sc.expect_idle_ms) +
-                          (sc.heartbeats ? fmt(", ping %.0f ms + pong %.0f ms)", sc.ping_interval_ms, sc.pong_timeout_ms)
-                                         : std::string(")")))
-                             .c_str()
-                   : sc.expect == "beast-timeouts" ? fmt(" (idle timeout %.0f ms)", sc.expect_idle_ms).c_str()
-                                                   : "",
+        out << fmt("server     %s, expected: %s; verdicts from the client side%s\n", sc.url.c_str(), sc.expect.c_str(),
                    stats ? fmt(", /stats: timers=%s", r.server.timers.c_str()).c_str() : ", no /stats");
+    if (!r.promise.empty()) out << "promise    " << r.promise << "\n";
     out << fmt("mix        idle %llu, active %llu, pinger %llu, dead %llu%s; %s; %llu-byte messages; duration %.0f s\n",
                n(sc.mix.idle), n(sc.mix.active), n(sc.mix.pinger), n(sc.mix.dead),
                sc.mix.stalled != 0 ? fmt(", stalled %llu (handshake deadline %.0f ms)", n(sc.mix.stalled),
@@ -93,7 +95,7 @@ void print_run(const run_result& r, std::ostream& out) {
     out << fmt("connect    %llu up, %llu connect failed, %llu handshake failed; all up after %.2f s (%.0f/s)\n",
                n(r.connect.ready), n(r.connect.connect_failed), n(r.connect.handshake_failed), r.connect.phase_s,
                r.connect.rate_per_s);
-    out << "outcomes   role      count  expected        verdict  got\n";
+    out << "outcomes   role      count  expected                verdict  got\n";
     print_outcomes("idle", sc.mix.idle, r.outcomes.idle, out);
     print_outcomes("active", sc.mix.active, r.outcomes.active, out);
     print_outcomes("pinger", sc.mix.pinger, r.outcomes.pinger, out);
@@ -107,22 +109,46 @@ void print_run(const run_result& r, std::ostream& out) {
     };
     lateness_row("idle", r.kick_lateness_ms.idle, "its message was written");
     lateness_row("pinger", r.kick_lateness_ms.pinger, "its handshake began");
-    const auto& dead = r.dead_detection_s;
-    const bool heartbeat_drop = sc.expect == "demo" || (sc.expect == "kicks" && sc.heartbeats);
-    if (dead.n > 0 && !heartbeat_drop)
-        out << fmt("dead drop  %llu closed %.2f .. %.2f s after the handshake (p50 %.2f s; due after the idle timeout "
-                   "%.0f ms)\n",
-                   n(dead.n), dead.min, dead.max, dead.p50, sc.expect_idle_ms);
-    if (dead.n > 0 && heartbeat_drop)
-        out << fmt(
-            "dead drop  %llu dropped %.2f .. %.2f s after the handshake (p50 %.2f s; due after ping-interval %.0f ms + "
-            "jitter <= %.0f ms + pong-timeout %.0f ms)\n",
-            n(dead.n), dead.min, dead.max, dead.p50, sc.ping_interval_ms, sc.ping_jitter_ms, sc.pong_timeout_ms);
-    const auto& stalled = r.stalled_drop_s;
-    if (stalled.n > 0)
-        out << fmt("stalled    %llu dropped %.2f .. %.2f s after the connect began (p50 %.2f s; handshake deadline "
-                   "%.0f ms)\n",
-                   n(stalled.n), stalled.min, stalled.max, stalled.p50, sc.handshake_timeout_ms);
+    // When each role's closes came, against its window (or, unbounded, just when).
+    const auto closes_row = [&](const char* role, const std::optional<role_closes>& c) {
+        if (!c || c->closed == 0) return;
+        const auto& d = c->event == "connect" ? c->after_connect_s
+                        : c->event == "message" ? c->after_message_s
+                                                : c->after_handshake_s;
+        std::string how = c->bare != 0 ? fmt("%llu bare", n(c->bare)) : std::string();
+        if (!c->codes.empty()) how += (how.empty() ? "" : ", ") + ("frames " + c->codes);
+        out << fmt("closes     %-7s %llu closed %.2f .. %.2f s after %s (p50 %.2f s; %s)%s\n", role, n(c->closed),
+                   d.min, d.max, c->event.c_str(), d.p50, how.c_str(),
+                   c->promise.find("..") != std::string::npos ? fmt("; promised %s", c->promise.c_str()).c_str() : "");
+    };
+    closes_row("idle", r.closes.idle);
+    closes_row("active", r.closes.active);
+    closes_row("pinger", r.closes.pinger);
+    closes_row("dead", r.closes.dead);
+    closes_row("stalled", r.closes.stalled);
+    if (sc.expect == "observe") {
+        out << "observed   when each role's connections closed, after each event (s: min .. max):\n";
+        const auto observed = [&](const char* role, const std::optional<role_closes>& c) {
+            if (!c) return;
+            if (c->closed == 0) {
+                out << fmt("           %-7s none closed, %llu open at the end\n", role, n(c->open));
+                return;
+            }
+            out << fmt("           %-7s %llu closed (%llu bare%s%s), %llu open; after connect %.2f .. %.2f, handshake "
+                       "%.2f .. %.2f, message %.2f .. %.2f\n",
+                       role, n(c->closed), n(c->bare), c->codes.empty() ? "" : ", frames ", c->codes.c_str(),
+                       n(c->open), c->after_connect_s.min, c->after_connect_s.max, c->after_handshake_s.min,
+                       c->after_handshake_s.max, c->after_message_s.min, c->after_message_s.max);
+        };
+        observed("idle", r.closes.idle);
+        observed("active", r.closes.active);
+        observed("pinger", r.closes.pinger);
+        observed("dead", r.closes.dead);
+        observed("stalled", r.closes.stalled);
+        std::string fits = r.fits;
+        for (std::size_t at = 0; (at = fits.find('\n', at)) != std::string::npos; at += 12) fits.replace(at, 1, "\n           ");
+        out << "fits       " << fits << "\n";
+    }
     const auto& c = r.checks;
     out << fmt(
         "checks     false kicks %llu (early %llu), missed kicks %llu, wrong outcomes %llu, unresolved %llu, errors "

@@ -1,15 +1,17 @@
-"""The load test's report: one self-contained HTML page (plain HTML and inline SVG, nothing
-fetched) made from loadgen's result JSON of every process and load.py's merged summary:
+"""The load test's report: one self-contained HTML page (plain HTML and inline SVG drawn by
+matplotlib, Debian's python3-matplotlib; nothing fetched) made from loadgen's result JSON of every process and load.py's merged summary:
 the verdict table per role, connections over time (each client's own times: the JSON's
-`timeline`), kick lateness (`idle_lateness_us`, `pinger_lateness_us`) and echo latency
-(`echo_rtt_histogram`), the runs' settings, and loadgen's own SVG when there is one.
+`timeline`), close times per role against the promised window (`closes`), kick lateness
+(`idle_lateness_us`, `pinger_lateness_us`), echo latency (`echo_rtt_histogram`), the runs'
+settings, and with one process and /stats the server's CPU, memory and open connections.
 
 Element ids a reader (or bench/loadgen/report_check.py) can rely on: #verdicts (one row per role,
-data-role, data-verdict), #plot-connections, #plot-lateness, #plot-echo, #overall (PASS/FAIL).
+data-role, data-verdict), #plot-closes, #plot-connections, #plot-lateness, #plot-echo,
+#plot-server, #overall (PASS, or FAIL and the failed roles with their counts); a plot's data
+series carry ids starting "series-".
 """
 
 import html
-import math
 
 ROLES = ("idle", "active", "pinger", "dead", "stalled")
 OUTCOME_KEYS = ("open", "connect_failed", "handshake_failed", "ws_idle_close", "ws_other_close", "dropped", "error")
@@ -17,76 +19,29 @@ VERDICT_KEYS = (("false_kicks", "false"), ("missed_kicks", "missed"), ("wrong_ou
                 ("unresolved", "unresolved"), ("errors", "errors"))
 COLOURS = {"idle": "#1f6fb4", "active": "#2ca02c", "pinger": "#ff7f0e", "dead": "#d0342c", "stalled": "#8c564b",
            "all": "#7b3294"}
-W, H, LEFT, TOP, RIGHT, BOTTOM = 560, 300, 60, 20, 20, 45
+WINDOW = "#cfe8cf"  # a promised window's band in the close-time plot (report_check.py looks for it)
+LATE = "#b00020"
 
 
-def nice_step(span, ticks):
-    if span <= 0:
-        return 1
-    raw = span / ticks
-    mag = 10 ** math.floor(math.log10(raw))
-    f = raw / mag
-    return (1 if f <= 1 else 2 if f <= 2 else 5 if f <= 5 else 10) * mag
+def figure_html(plot_id, title, fig, legend=None):
+    """A matplotlib figure as inline SVG (text as text, ids stable) in a <figure>."""
+    import io
+    import matplotlib.pyplot as plt
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]  # no XML declaration or doctype inside HTML
+    return f'<figure id="{plot_id}"><figcaption>{html.escape(title)}</figcaption>{svg}</figure>'
 
 
-def fmt(v):
-    if abs(v) >= 10000:
-        return f"{v / 1000:g}k"
-    return f"{v:g}" if v == int(v) else f"{v:.3g}"
-
-
-class Plot:
-    """One chart: axes, grid, labels, then lines or bars in data coordinates."""
-
-    def __init__(self, plot_id, title, xlabel, ylabel, x0, x1, y0, y1, xticks=None):
-        self.id, self.title = plot_id, title
-        self.x0, self.x1 = x0, x1 if x1 > x0 else x0 + 1
-        self.y0, self.y1 = y0, y1 if y1 > y0 else y0 + 1
-        self.parts = []
-        pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
-        self.px = lambda x: LEFT + (x - self.x0) / (self.x1 - self.x0) * pw
-        self.py = lambda y: TOP + ph - (y - self.y0) / (self.y1 - self.y0) * ph
-        ys = nice_step(self.y1 - self.y0, 4)
-        v = math.ceil(self.y0 / ys) * ys
-        while v <= self.y1 + ys * 1e-9:
-            self.parts.append(f'<line class="grid" x1="{LEFT}" x2="{W - RIGHT}" y1="{self.py(v):.1f}" y2="{self.py(v):.1f}"/>'
-                              f'<text x="{LEFT - 4}" y="{self.py(v) + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
-            v += ys
-        if xticks is None:
-            xs = nice_step(self.x1 - self.x0, 6)
-            v, xticks = math.ceil(self.x0 / xs) * xs, []
-            while v <= self.x1 + xs * 1e-9:
-                xticks.append((v, fmt(v)))
-                v += xs
-        for x, label in xticks:
-            self.parts.append(f'<text x="{self.px(x):.1f}" y="{H - BOTTOM + 15}" text-anchor="middle">{label}</text>')
-        self.parts.append(f'<text x="{W - RIGHT}" y="{H - 8}" text-anchor="end">{html.escape(xlabel)}</text>'
-                          f'<text x="12" y="{TOP + (H - TOP - BOTTOM) / 2:.0f}" text-anchor="middle" '
-                          f'transform="rotate(-90 12 {TOP + (H - TOP - BOTTOM) / 2:.0f})">{html.escape(ylabel)}</text>'
-                          f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"/>')
-
-    def clamp(self, x, y):
-        return (self.px(min(max(x, self.x0), self.x1)), self.py(min(max(y, self.y0), self.y1)))
-
-    def line(self, points, colour, name, width=1.8):
-        if points:
-            pts = " ".join("%.1f,%.1f" % self.clamp(x, y) for x, y in points)
-            self.parts.append(f'<polyline data-series="{name}" points="{pts}" fill="none" stroke="{colour}" stroke-width="{width}"/>')
-
-    def bars(self, bins, colour, name):
-        """bins: (x_from, x_to, count) drawn as filled bars."""
-        for a, b, c in bins:
-            if c <= 0:
-                continue
-            (xa, ya), (xb, yb) = self.clamp(a, c), self.clamp(b, self.y0)
-            self.parts.append(f'<rect data-series="{name}" x="{xa:.1f}" y="{ya:.1f}" width="{max(xb - xa - 0.5, 1):.1f}" '
-                              f'height="{max(yb - ya, 1):.1f}" fill="{colour}" fill-opacity="0.75"/>')
-
-    def svg(self, legend):
-        keys = "".join(f'<span class="key"><i style="background:{c}"></i>{html.escape(n)}</span>' for n, c in legend)
-        return (f'<figure id="{self.id}"><figcaption>{html.escape(self.title)}</figcaption>'
-                f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">'
-                + "".join(self.parts) + f'</svg><div class="legend">{keys}</div></figure>')
+def new_figure(height=3.2, rows=1):
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "idlewheel", "font.size": 9,
+                                "font.family": "DejaVu Sans"})
+    import matplotlib.pyplot as plt
+    return plt.subplots(rows, 1, figsize=(6.2, height * rows), squeeze=False)
 
 
 def value_at(ts, vs, t):
@@ -105,77 +60,132 @@ def connections_plot(docs):
     """Open connections per role over time, summed over the processes (each from its own start)."""
     end = max((d["timeline"]["t_s"][-1] for d in docs if d["timeline"]["t_s"]), default=1)
     grid = [end * k / 300 for k in range(301)]
-    series, top = {}, 1
+    fig, axes = new_figure()
+    ax = axes[0][0]
     for role in ROLES + ("all",):
         if role != "all" and not any(d["scenario"]["mix"][role] for d in docs):
             continue
-        pts = []
-        for t in grid:
-            if role == "all":
-                v = sum(value_at(d["timeline"]["t_s"], d["timeline"]["open"][r], t) for d in docs for r in ROLES)
-            else:
-                v = sum(value_at(d["timeline"]["t_s"], d["timeline"]["open"][role], t) for d in docs)
-            pts.append((t, v))
-            top = max(top, v)
-        series[role] = pts
-    p = Plot("plot-connections", "Connections over time: open, by role (the clients' own times)",
-             "time since the first connect, s", "open connections", 0, end, 0, top * 1.05)
-    for role, pts in series.items():
-        p.line(pts, COLOURS[role], role, 2.4 if role == "all" else 1.8)
-    return p.svg([(("all open" if r == "all" else r), COLOURS[r]) for r in series])
+        roles = ROLES if role == "all" else (role,)
+        ys = [sum(value_at(d["timeline"]["t_s"], d["timeline"]["open"][r], t) for d in docs for r in roles) for t in grid]
+        ax.plot(grid, ys, color=COLOURS[role], lw=2.4 if role == "all" else 1.6, label="all open" if role == "all" else role,
+                gid=f"series-connections-{role}")
+    ax.set_xlabel("time since the first connect, s")
+    ax.set_ylabel("open connections")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=3)
+    return figure_html("plot-connections", "Connections over time: open, by role (the clients' own times)", fig)
+
+
+def closes_plot(docs):
+    """Per role, when each connection was closed (seconds after the promise's event), against
+    the window the promise allowed: the band is [A, B], the hatched strip B's slack (allowance
+    and ticks); a close left of the band was early, right of the strip late (both drawn red)."""
+    roles = []
+    for role in ROLES:
+        cs = [d.get("closes", {}).get(role) for d in docs]
+        cs = [c for c in cs if c]
+        if not cs:
+            continue
+        times = sorted(t for c in cs for t in c["close_after_s"])
+        c0 = cs[0]
+        window = c0["promise"] not in ("open", "unbounded")
+        if times or window:
+            roles.append((role, c0, times, window))
+    if not roles:
+        fig, axes = new_figure(1.2)
+        axes[0][0].text(0.5, 0.5, "no connection was closed by the server, and none was promised closed",
+                        ha="center", va="center")
+        axes[0][0].axis("off")
+        return figure_html("plot-closes", "Close times against the promise", fig)
+    fig, axes = new_figure(1.9, len(roles))
+    for ax, (role, c, times, window) in zip((a[0] for a in axes), roles):
+        lo, hi = (c["from_s"], c["to_s"] + c["slack_s"]) if window else (None, None)
+        if window:
+            ax.axvspan(c["from_s"], c["to_s"], color=WINDOW, zorder=0, gid=f"series-closes-window-{role}")
+            ax.axvspan(c["to_s"], hi, facecolor="none", edgecolor="#7fb77f", hatch="//", lw=0, zorder=0)
+        ok = [(t, k) for k, t in enumerate(times) if not window or lo <= t <= hi]
+        bad = [(t, k) for k, t in enumerate(times) if window and not lo <= t <= hi]
+        if ok:
+            ax.scatter([t for t, _ in ok], [k for _, k in ok], s=4, color=COLOURS[role], gid=f"series-closes-{role}")
+        if bad:
+            ax.scatter([t for t, _ in bad], [k for _, k in bad], s=6, color=LATE, gid=f"series-closes-outside-{role}")
+        promise = c["promise"] if window else f"{c['promise']}: when they closed"
+        outside = (f", {sum(1 for t, _ in bad if t < lo)} early, {sum(1 for t, _ in bad if t > hi)} late" if window else "")
+        ax.set_title(f"{role}: {len(times)} closed, promised {promise}{outside}", fontsize=9, loc="left")
+        ax.set_ylabel("connection")
+        ax.set_xlabel(f"seconds after the {c['event']}")
+        xs = times + ([lo, hi] if window else [])
+        ax.set_xlim(min(0.0, min(xs)), max(xs) * 1.1 + 0.1)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return figure_html("plot-closes", "Close times against the promise, per role", fig)
 
 
 def lateness_plot(docs):
     """Kick lateness histograms (idle and pinger clients) over every process, in ms."""
     data = {role: sorted(v / 1000 for d in docs for v in d.get(f"{role}_lateness_us", [])) for role in ("idle", "pinger")}
-    every = sorted(data["idle"] + data["pinger"])
-    if not every:
-        p = Plot("plot-lateness", "Kick lateness: no idle or pinger client was kicked", "ms", "kicks", 0, 1, 0, 1)
-        return p.svg([])
-    lo = min(0.0, every[0])
-    p99 = every[min(len(every) - 1, int(math.ceil(0.99 * len(every))) - 1)]
-    hi = max(every[-1], lo + 1)
-    cap = max(p99 * 3, 1.0)
-    capped = hi > cap
-    hi = min(hi, cap) if capped else hi
-    bins = 50
-    width = (hi - lo) / bins
-    counts = {r: [0] * bins for r in data}
-    for r, values in data.items():
-        for v in values:
-            counts[r][min(bins - 1, max(0, int((v - lo) / width)))] += 1
-    top = max(max(c) for c in counts.values())
-    p = Plot("plot-lateness", "Kick lateness: close - (reference + promised timeout)",
-             "ms" + (" (last bin: all later)" if capped else ""), "kicks per bin", lo, hi, 0, top * 1.05)
-    legend = []
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    if not data["idle"] and not data["pinger"]:
+        ax.text(0.5, 0.5, "no idle or pinger client was kicked", ha="center", va="center")
+        ax.axis("off")
+        return figure_html("plot-lateness", "Kick lateness: none", fig)
     for r in ("idle", "pinger"):
-        if data[r]:
-            p.bars([(lo + width * k, lo + width * (k + 1), c) for k, c in enumerate(counts[r])], COLOURS[r], r)
-            legend.append((f"{r}: {len(data[r])} kicks, p50 {data[r][len(data[r]) // 2]:.1f} ms, max {data[r][-1]:.1f} ms",
-                           COLOURS[r]))
-    return p.svg(legend)
+        v = data[r]
+        if v:
+            ax.hist(v, bins=50, color=COLOURS[r], alpha=0.8, histtype="stepfilled", gid=f"series-lateness-{r}",
+                    label=f"{r}: {len(v)} kicks, p50 {v[len(v) // 2]:.1f} ms, max {v[-1]:.1f} ms")
+    ax.set_xlabel("close - (reference + promised timeout), ms")
+    ax.set_ylabel("kicks per bin")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return figure_html("plot-lateness", "Kick lateness: close - (reference + promised timeout)", fig)
 
 
 def echo_plot(docs):
     """The active clients' echo round trips, summed histograms on loadgen's fixed log bins."""
     hists = [d["echo_rtt_histogram"] for d in docs if d.get("echo_rtt_histogram", {}).get("count")]
-    if not hists:
-        return Plot("plot-echo", "Echo latency: no echo", "ms", "echoes", 0, 1, 0, 1).svg([])
+    fig, axes = new_figure()
+    ax = axes[0][0]
+    counts = [sum(h["count"][k] for h in hists) for k in range(len(hists[0]["count"]))] if hists else []
+    if not any(counts):
+        ax.text(0.5, 0.5, "no echo", ha="center", va="center")
+        ax.axis("off")
+        return figure_html("plot-echo", "Echo latency: no echo", fig)
     upper = hists[0]["upper_ms"]
-    counts = [sum(h["count"][k] for h in hists) for k in range(len(upper) + 1)]
+    edges = [upper[0] / 10 ** 0.1] + upper + [upper[-1] * 10 ** 0.1]
     used = [k for k, c in enumerate(counts) if c]
     first, last = max(used[0] - 1, 0), min(used[-1] + 1, len(counts) - 1)
-    bound = lambda k: math.log10(upper[k] if k < len(upper) else upper[-1] * 10 ** 0.1)  # noqa: E731
-    lower = lambda k: math.log10(upper[k - 1]) if k > 0 else bound(0) - 0.1  # noqa: E731
-    ticks = [(float(e), fmt(10.0 ** e)) for e in range(math.floor(lower(first)), math.ceil(bound(last)) + 1)]
-    p = Plot("plot-echo", "Echo latency: round trips of the active clients' messages",
-             "round trip, ms (log scale)", "echoes per bin", lower(first), bound(last), 0, max(counts) * 1.05,
-             [t for t in ticks if lower(first) <= t[0] <= bound(last)])
-    p.bars([(lower(k), bound(k), counts[k]) for k in range(first, last + 1)], COLOURS["active"], "echo")
+    ax.stairs(counts[first:last + 1], edges[first:last + 2], fill=True, color=COLOURS["active"], alpha=0.8,
+              gid="series-echo-active")
+    ax.set_xscale("log")
     total = sum(counts)
     median = next(k for k in range(len(counts)) if sum(counts[:k + 1]) * 2 >= total)
-    label = f"{total} echoes, median <= {upper[median] if median < len(upper) else upper[-1]:.3g} ms"
-    return p.svg([(label, COLOURS["active"])])
+    ax.set_title(f"{total} echoes, median <= {upper[min(median, len(upper) - 1)]:.3g} ms", fontsize=9, loc="left")
+    ax.set_xlabel("round trip, ms (log scale)")
+    ax.set_ylabel("echoes per bin")
+    ax.grid(alpha=0.3)
+    return figure_html("plot-echo", "Echo latency: round trips of the active clients' messages", fig)
+
+
+def server_plot(doc):
+    """The server's CPU, memory and open connections over the run, from its /stats samples."""
+    s = doc.get("samples", {})
+    t = s.get("t_s") or []
+    if len(t) < 2:
+        return ""
+    fig, axes = new_figure(2.0, 3)
+    cpu = [0.0] + [100 * (s["cpu_s"][k] - s["cpu_s"][k - 1]) / max(t[k] - t[k - 1], 1e-9) for k in range(1, len(t))]
+    for ax, ys, label, colour, gid in ((axes[0][0], cpu, "server CPU, % of one core", "#7b3294", "series-server-cpu"),
+                                       (axes[1][0], [b / 2**20 for b in s["rss_bytes"]], "server memory (RSS), MiB", "#1f6fb4", "series-server-rss"),
+                                       (axes[2][0], s["open"], "open connections (server)", "#2ca02c", "series-server-open")):
+        ax.plot(t, ys, color=colour, lw=1.6, gid=gid)
+        ax.set_ylabel(label, fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[2][0].set_xlabel("time since the first connect, s")
+    fig.tight_layout()
+    return figure_html("plot-server", "The server, from its /stats", fig)
 
 
 def verdict_table(summary):
@@ -185,6 +195,8 @@ def verdict_table(summary):
         if not m:
             continue
         verdict = "pass" if m["role_passed"] else "FAIL " + " ".join(f"{label} {m[k]}" for k, label in VERDICT_KEYS if m[k])
+        if m["role_passed"] and m["expected"] == "unbounded":
+            verdict = f"pass (unbounded, {m['open']} open at the end)"
         got = ", ".join(f"{k} {m[k]}" for k in OUTCOME_KEYS if m[k])
         rows.append(f'<tr data-role="{role}" data-verdict="{"pass" if m["role_passed"] else "fail"}">'
                     f'<td>{role}</td><td class="n">{m["count"]}</td><td>{html.escape(m["expected"])}</td>'
@@ -222,23 +234,42 @@ svg text{font-size:11px;fill:#444}svg .grid{stroke:#e6e6e6}svg .frame{fill:none;
 .kv th{background:#f5f5f5}"""
 
 
-def write(path, summary, docs, loadgen_svg=None):
+def failed_roles(summary):
+    """'dead (245 false of 2000); idle (12 missed of 600)': what failed, per role, with its counts."""
+    parts = []
+    for role in ROLES:
+        m = summary["roles"].get(role)
+        if m and not m["role_passed"]:
+            counts = ", ".join(f"{m[k]} {label}" for k, label in VERDICT_KEYS if m[k])
+            parts.append(f"{role} ({counts} of {m['count']})")
+    return "; ".join(parts)
+
+
+def banner(summary):
+    if summary["passed"]:
+        return f"PASS: every role passed ({summary['ready']} of {summary['connections']} connections up)"
+    return "FAIL: " + (failed_roles(summary) or "a loadgen process left no result")
+
+
+def write(path, summary, docs):
     passed = summary["passed"]
     problems = "".join(f"<li>{p['count']} x {html.escape(p['what'])}, e.g. {html.escape(p['example'])}</li>"
                        for p in summary["problems"][:20])
+    promise = docs[0].get("promise") if docs else ""
     page = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>idlewheel load test</title>",
             f"<style>{STYLE}</style></head><body>",
             f"<h1>Load test: {summary['connections']} connections, {summary['processes']} loadgen process"
             f"{'es' if summary['processes'] != 1 else ''}, against {html.escape(summary['target'])}</h1>",
-            f'<div id="overall" class="{"pass" if passed else "fail"}">{"PASS" if passed else "FAIL"}: '
-            f'{summary["ready"]} of {summary["connections"]} connections up</div>',
+            f'<div id="overall" class="{"pass" if passed else "fail"}">{html.escape(banner(summary))}</div>',
+            f"<p>Promise: <code>{html.escape(promise)}</code></p>" if promise else "",
             "<h2>Verdict per role (all processes)</h2>", verdict_table(summary),
             f"<ul>{problems}</ul>" if problems else "",
-            "<h2>Plots</h2><div class=\"plots\">", connections_plot(docs), lateness_plot(docs), echo_plot(docs), "</div>"]
+            "<h2>Plots</h2><div class=\"plots\">", closes_plot(docs) if docs else "", connections_plot(docs),
+            lateness_plot(docs), echo_plot(docs), "</div>"]
     if docs:
         page += ["<h2>Settings</h2>", settings(docs)]
-    if loadgen_svg:
-        page += ["<h2>The server, from its /stats (loadgen's own plot)</h2>", loadgen_svg]
+    if len(docs) == 1 and server_plot(docs[0]):
+        page += ["<h2>The server, from its /stats</h2>", server_plot(docs[0])]
     page.append("</body></html>\n")
     with open(path, "w") as f:
         f.write("\n".join(page))

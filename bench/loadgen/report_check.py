@@ -5,12 +5,15 @@ dashboard_check.py). It checks what a person would see, not only that the page l
 
 1. the DOM: #overall says PASS (FAIL with --expect-fail), the verdict table has a row for every
    role named by --roles, each with verdict "pass" (with --expect-fail: at least one "FAIL");
-2. each plot (#plot-connections, #plot-lateness, #plot-echo) has drawn series in its SVG, and
+2. each plot (#plot-closes, #plot-connections, #plot-lateness, #plot-echo; matplotlib's SVG, its
+   series with ids "series-...") has drawn series in its SVG, and
    its screenshot (Page.captureScreenshot clipped to the plot) is not blank: some share of its
-   pixels is not white, and some hundreds of them have the colour of its data series;
+   pixels is not white, and some hundreds of them have the colour of its data series; with
+   --expect-fail the close-time plot must also show closes outside their window (red);
 3. a screenshot of the whole page is saved (a PNG of more than 10 KB).
 
 usage: report_check.py REPORT.html SCREENSHOT.png [--roles idle,active,...] [--expect-fail]
+                       [--plots plot-closes,...]   (the plots to check; default all four)
 Every wait is bounded; Chromium (its process group) is always killed. One PASS or FAIL line.
 """
 
@@ -31,7 +34,10 @@ from clients import Failure, check  # noqa: E402
 import clients  # noqa: E402
 
 # Each plot and the colour of its data (bench/loadgen/report.py's COLOURS).
-PLOTS = {"plot-connections": (0x7b, 0x32, 0x94), "plot-lateness": (0x1f, 0x6f, 0xb4), "plot-echo": (0x2c, 0xa0, 0x2c)}
+# plot-closes: the promised window's band (WINDOW).
+OUTSIDE = (0xb0, 0x00, 0x20)  # report.py's LATE: a close outside its window
+PLOTS = {"plot-closes": (0xcf, 0xe8, 0xcf), "plot-connections": (0x7b, 0x32, 0x94), "plot-lateness": (0x1f, 0x6f, 0xb4),
+         "plot-echo": (0x2c, 0xa0, 0x2c)}
 
 
 def decode_png(data):
@@ -92,12 +98,12 @@ DOM_STATE = """JSON.stringify({
   rows: [...document.querySelectorAll('#verdicts tbody tr')].map(r => ({role: r.dataset.role,
         verdict: r.dataset.verdict, text: r.innerText})),
   plots: Object.fromEntries([...document.querySelectorAll('figure')].map(f => { const b = f.querySelector('svg').getBoundingClientRect();
-        return [f.id, {series: f.querySelectorAll('svg [data-series]').length, x: b.left + scrollX, y: b.top + scrollY,
+        return [f.id, {series: f.querySelectorAll('svg [id^="series-"]').length, x: b.left + scrollX, y: b.top + scrollY,
                        w: b.width, h: b.height}]; }))
 })"""
 
 
-async def exercise(report, screenshot, roles, expect_fail, profile_dir, chromium):
+async def exercise(report, screenshot, roles, expect_fail, profile_dir, chromium, plots):
     import websockets
 
     endpoint = await browser.devtools_endpoint(profile_dir, chromium)
@@ -133,7 +139,7 @@ async def exercise(report, screenshot, roles, expect_fail, profile_dir, chromium
             check(all(v == "pass" for v in verdicts.values()), f"expected every role to pass, got {verdicts}")
             check(all("pass" in r["text"] for r in state["rows"]), "a row does not show pass")
         seen = []
-        for plot, colour in PLOTS.items():
+        for plot, colour in ((p, PLOTS[p]) for p in plots):
             box = state["plots"].get(plot)
             check(box is not None, f"no #{plot} in the report")
             check(box["series"] > 0, f"#{plot} has no drawn series")
@@ -143,6 +149,10 @@ async def exercise(report, screenshot, roles, expect_fail, profile_dir, chromium
             check(inked > 0.02, f"#{plot} looks blank: {inked:.1%} of its pixels are not white")
             check(near >= 200, f"#{plot} shows only {near} pixels of its series' colour")
             seen.append(f"{plot} {inked:.0%} inked, {near} series pixels")
+            if plot == "plot-closes" and expect_fail:
+                _, outside = pixel_counts(base64.b64decode(shot["data"]), OUTSIDE)
+                check(outside >= 100, f"#{plot} shows only {outside} pixels of closes outside their window")
+                seen.append(f"{plot} {outside} pixels of closes outside the window")
         shot = await cdp.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session)
         png = base64.b64decode(shot["data"])
         with open(screenshot, "wb") as f:
@@ -160,7 +170,12 @@ def main(argv):
         i = argv.index("--roles")
         roles = argv[i + 1].split(",")
         del argv[i:i + 2]
-    if len(argv) != 2:
+    plots = list(PLOTS)
+    if "--plots" in argv:
+        i = argv.index("--plots")
+        plots = argv[i + 1].split(",")
+        del argv[i:i + 2]
+    if len(argv) != 2 or not set(plots) <= set(PLOTS):
         print(__doc__.split("\n\n")[2], file=sys.stderr)
         return 2
     missing = clients.websockets_missing("report_check")
@@ -175,7 +190,7 @@ def main(argv):
     profile_dir = tempfile.mkdtemp(prefix="idlewheel-report-")
     try:
         chromium = browser.start_chromium(profile_dir, chromium_err)
-        detail = asyncio.run(asyncio.wait_for(exercise(argv[0], argv[1], roles, expect_fail, profile_dir, chromium), 60))
+        detail = asyncio.run(asyncio.wait_for(exercise(argv[0], argv[1], roles, expect_fail, profile_dir, chromium, plots), 60))
         print(f"PASS: report_check: {detail}")
         return 0
     except Exception as e:  # one FAIL line, whatever went wrong

@@ -1,5 +1,5 @@
 // What one loadgen run found, as one typed value: analyse() makes it, print_run(), compare()
-// and plot_svg() read it, and it is serialised to JSON (and read back by --combine) in one
+// and bench/loadgen/plot.py read it, and it is serialised to JSON (and read back by --combine) in one
 // place, through Boost.Describe: the member names below are the JSON keys, so bench/results.py
 // and the scripts read the same names. Absent figures are std::optional (null in JSON).
 #ifndef IDLEWHEEL_LOADGEN_RESULT_HPP
@@ -235,6 +235,26 @@ struct histogram {
 };
 BOOST_DESCRIBE_STRUCT(histogram, (), (upper_ms, count))
 
+/// How one role's connections were closed, as the clients saw it: for every run (the report
+/// plots close_after_s against the window), and what --expect observe reports.
+struct role_closes {
+    std::string promise;  // the role's promise as spelled (promise.hpp): "open", "1s..2s@handshake:bare", ...
+    std::string event;    // what close_after_s counts from: the promise's event (else handshake)
+    double from_s = 0, to_s = 0, slack_s = 0;  // a closed() promise's window: due at from, missed after to + slack
+    std::uint64_t closed = 0, open = 0, bare = 0, frames = 0;
+    std::string codes;    // the close frames' codes: "1011 x 400, 1000 x 2"
+    distribution after_connect_s, after_handshake_s, after_message_s;
+    std::vector<double> close_after_s;  // every close, seconds after its event's earliest time, sorted
+};
+BOOST_DESCRIBE_STRUCT(role_closes, (),
+                      (promise, event, from_s, to_s, slack_s, closed, open, bare, frames, codes, after_connect_s,
+                       after_handshake_s, after_message_s, close_after_s))
+
+struct closes_table {
+    std::optional<role_closes> idle, active, pinger, dead, stalled;  // null: no client of that role
+};
+BOOST_DESCRIBE_STRUCT(closes_table, (), (idle, active, pinger, dead, stalled))
+
 struct run_result {
     std::string label;
     std::string date;  // UTC, ISO 8601
@@ -257,11 +277,14 @@ struct run_result {
     stats_documents stats;
     sample_series samples;
     std::optional<reconnect_summary> reconnect;  // null without --reconnect
+    closes_table closes;
+    std::string promise;  // the promise in the general form (empty: demo, from /stats)
+    std::string fits;     // --expect observe: a promise that fits what was seen
 };
 BOOST_DESCRIBE_STRUCT(run_result, (),
                       (label, date, scenario, server, connect, outcomes, checks, problems, kick_lateness_ms,
                        dead_detection_s, stalled_drop_s, idle_lateness_us, pinger_lateness_us, echo, echo_rtt_histogram, timeline, client, server_cost, machine,
-                       stats, samples, reconnect))
+                       stats, samples, reconnect, closes, promise, fits))
 
 /// The result as JSON, and back (throws boost::system::system_error on a document that is not
 /// a loadgen result of this version).

@@ -142,7 +142,7 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     std::string proto = "ws";
     std::string url, expect;
     std::array<std::string, role_count> shares;
-    std::vector<std::string> close_codes;
+    std::vector<std::string> close_codes, opens, closes;
     po::options_description desc(
         "loadgen: many clients against demo_server (or any server: --url); measures idle kicks, false kicks, echo round trips, server CPU "
         "and memory\n"
@@ -151,10 +151,15 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         "Usage: loadgen --http-port P [--protocol ws|tcp --tcp-port T] [--tls [--tls-ca FILE]] [options]\n"
         "       loadgen --url ws://HOST:PORT[/PATH] (or wss://, tcp://) EXPECTATION [--http-port P] [options]\n"
         "         EXPECTATION (any server, no /stats needed; bench/loadgen/README.md, \"Against any server\"):\n"
-        "           --expect-idle D [--expect-ping-interval P --expect-pong-timeout Q]\n"
-        "           --expect beast-timeouts --idle-timeout D\n"
-        "           --expect none\n"
-        "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json] [--svg OUT.svg]\nOptions");
+        "           --expect beast-timeouts --idle-timeout D [--handshake-timeout H]\n"
+        "           --expect ws-heartbeat --heartbeat I\n"
+        "           --expect python-websockets --ping-interval P --ping-timeout Q [--open-timeout H]\n"
+        "           --expect idle-timeout --idle-timeout D [--pings] [--handshake-timeout H]\n"
+        "           --expect-idle D [--expect-ping-interval P --expect-pong-timeout Q] (= --expect kicks)\n"
+        "           --expect none | --expect observe\n"
+        "           and over any of them, or alone: --expect-open ROLE[,ROLE...] --expect-close ROLE=A..B[@EVENT][:HOW]\n"
+        "       loadgen --combine WHEEL.json ASIO.json [--json OUT.json]\n"
+        "Plots: bench/loadgen/plot.py RESULT.json... --out OUT.svg (matplotlib)\nOptions");
     // clang-format off
     desc.add_options()
         ("help,h", "show this help")
@@ -162,7 +167,14 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("tcp-port", po::value(&s.tcp_port), "demo_server's raw TCP echo port (--protocol tcp)")
         ("http-port", po::value(&s.http_port), "demo_server's HTTP/WebSocket port (WebSocket echo and /stats; required without --url; with --url only /stats is read there, for the server's cost and a cross-check)")
         ("url", po::value(&url), "any server: ws://HOST:PORT[/PATH], wss://HOST:PORT[/PATH] (TLS: as --tls) or tcp://HOST:PORT (raw TCP echo); needs an expectation (--expect-idle, --expect beast-timeouts or --expect none); loopback only")
-        ("expect", po::value(&expect), "what the server promises, the yardstick of every verdict: kicks (with --expect-idle), beast-timeouts (Beast's websocket timeout option with keep-alive pings: with --idle-timeout; clients that answer pings are never closed, dead ones dropped with no close frame between idle-timeout and idle-timeout + allowance after their last byte) or none (the server closes nobody)")
+        ("expect", po::value(&expect), "what the server promises, the yardstick of every verdict, as a preset (each prints the windows it stands for): demo (demo_server's /stats), beast-timeouts (--idle-timeout D [--handshake-timeout H]), ws-heartbeat (--heartbeat I), python-websockets (--ping-interval P --ping-timeout Q [--open-timeout H]), idle-timeout (--idle-timeout D [--pings]), kicks (--expect-idle D ...), none (the server closes nobody) or observe (no promise: report how each role ended and which preset fits)")
+        ("expect-open", po::value(&opens)->composing(), "ROLE[,ROLE...] (repeatable): these roles stay open to the end (over the preset's rule for them)")
+        ("expect-close", po::value(&closes)->composing(), "ROLE=A..B[@EVENT][:HOW] (repeatable): the server closes ROLE's clients no sooner than A and no later than B (+ 2 ticks + --allowance) after EVENT (connect, handshake (default) or message: the client's last message), HOW any (default), frame, frame=CODE or bare (no close frame); over the preset's rule for that role. Roles no promise names are unbounded")
+        ("heartbeat", po::value<duration_arg>(), "--expect ws-heartbeat: the interval I of the ws README's heartbeat (ping every I, terminate() at the next tick without a pong)")
+        ("ping-timeout", po::value<duration_arg>(), "--expect python-websockets: its ping_timeout")
+        ("open-timeout", po::value<duration_arg>(), "--expect python-websockets: its open_timeout (the handshake deadline: stalled clients are due then)")
+        ("pings", "--expect idle-timeout: the server pings before the idle timeout (uWebSockets' sendPingsAutomatically): clients that answer pings stay open")
+        ("print-promise", "print the promise (per role, JSON) and exit: scripts/load.sh reads it")
         ("expect-idle", po::value<duration_arg>(), "--expect kicks: idle and pinger clients are closed (close frame of any code, or a bare socket close) no sooner than this after their last message (pinger: the handshake) and within --allowance after it")
         ("expect-ping-interval", po::value<duration_arg>(), "--expect kicks: the server pings a silent client this long after its last message ...")
         ("expect-pong-timeout", po::value<duration_arg>(), "... and drops it this long after an unanswered ping: dead clients are due then (without these two, dead clients are due at --expect-idle)")
@@ -196,7 +208,6 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         ("seed", po::value(&s.seed)->default_value(s.seed), "seed for role order and send phases")
         ("label", po::value(&s.label), "name of this run in reports (default: the server's timer mode; with --url: the expectation)")
         ("json", po::value(&s.json_path), "write the result as JSON to this file")
-        ("svg", po::value(&s.svg_path), "write an SVG plot (kick lateness, server CPU) to this file")
         ("no-progress", "no live progress line on stderr")
         ("progress-file", po::value(&s.progress_file), "every second (and once at the end), replace this file with the live counters as JSON: per role planned, connected, kicked (closed by the server), failed (scripts/load.sh merges several processes' files)")
         ("reconnect", "ws: a client the server closes with 1001 \"going away\" (a drain) connects again after a jittered back-off and carries on in its role, first sending again the message whose echo had not come back; failed attempts retry (bench/loadgen/README.md, \"Reconnecting\")")
@@ -215,7 +226,6 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     if (vm.count("combine") != 0U) {
         cmd.what = command::kind::combine;
         cmd.json_path = s.json_path;
-        cmd.svg_path = s.svg_path;
         if (cmd.inputs.size() != 2) return fail("--combine takes two result files (wheel, then asio)");
         return cmd;
     }
@@ -258,51 +268,209 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
     // What the server promised: the verdicts' yardstick.
     const bool expect_idle = vm.count("expect-idle") != 0U, expect_ping = vm.count("expect-ping-interval") != 0U,
                expect_pong = vm.count("expect-pong-timeout") != 0U;
+    const bool general = !opens.empty() || !closes.empty();
     if (expect.empty() && (expect_idle || expect_ping || expect_pong)) expect = "kicks";
-    if (expect.empty())
-        s.expect = expectation::demo;
-    else if (expect == "kicks")
-        s.expect = expectation::kicks;
-    else if (expect == "beast-timeouts")
-        s.expect = expectation::beast;
-    else if (expect == "none")
-        s.expect = expectation::none;
-    else
-        return fail("--expect must be kicks, beast-timeouts or none");
+    if (expect.empty() && general) expect = "custom";
+    static constexpr std::array<expectation, 9> all{expectation::demo, expectation::kicks, expectation::beast,
+                                                     expectation::ws_heartbeat, expectation::python_websockets,
+                                                     expectation::idle_timeout, expectation::none,
+                                                     expectation::observe, expectation::custom};
+    if (expect.empty()) expect = "demo";
+    const auto known = std::find_if(all.begin(), all.end(), [&](expectation e) { return name(e) == expect; });
+    if (known == all.end() || (*known == expectation::custom && !general))
+        return fail("--expect must be demo, beast-timeouts, ws-heartbeat, python-websockets, idle-timeout, kicks, none "
+                    "or observe");
+    s.expect = *known;
+    const auto only_with = [&](const char* flag, expectation e) {
+        return vm.count(flag) != 0U && s.expect != e;
+    };
+    if (only_with("heartbeat", expectation::ws_heartbeat)) return fail("--heartbeat goes with --expect ws-heartbeat");
+    if (only_with("ping-timeout", expectation::python_websockets) || only_with("open-timeout", expectation::python_websockets))
+        return fail("--ping-timeout and --open-timeout go with --expect python-websockets");
+    if (only_with("pings", expectation::idle_timeout)) return fail("--pings goes with --expect idle-timeout");
     if (s.expect == expectation::demo) {
+        if (general) return fail("--expect-open and --expect-close need a --url's promise, not demo_server's /stats");
         if (s.http_port == 0)
             return fail(url.empty() ? "--http-port is required (the WebSocket echo and /stats), or --url"
-                                    : "--url needs the server's promises: --expect-idle D [--expect-ping-interval P "
-                                      "--expect-pong-timeout Q], --expect beast-timeouts --idle-timeout D, or "
-                                      "--expect none (or --http-port: demo_server's /stats)");
+                                    : "--url needs the server's promises: --expect PRESET (beast-timeouts, ws-heartbeat, "
+                                      "python-websockets, idle-timeout, none, observe), --expect-idle D, or "
+                                      "--expect-open / --expect-close (or --http-port: demo_server's /stats)");
         s.heartbeats = s.ping_interval > nanoseconds::zero();
     } else {
-        if (vm.count("ping-interval") + vm.count("pong-timeout") != 0U)
+        if (s.expect != expectation::python_websockets && vm.count("ping-interval") + vm.count("pong-timeout") != 0U)
             return fail("--ping-interval and --pong-timeout are demo_server's settings; with --expect use "
                         "--expect-ping-interval and --expect-pong-timeout");
+        if (s.expect == expectation::python_websockets && vm.count("pong-timeout") != 0U)
+            return fail("--expect python-websockets: the pong deadline is --ping-timeout");
         if (s.expect != expectation::kicks && (expect_idle || expect_ping || expect_pong))
             return fail("--expect-idle, --expect-ping-interval and --expect-pong-timeout go with --expect kicks");
         s.heartbeats = false;
     }
-    if (s.expect == expectation::kicks) {
-        if (!expect_idle) return fail("--expect kicks needs --expect-idle");
-        if (vm.count("idle-timeout") != 0U) return fail("--expect kicks: the idle timeout is --expect-idle");
-        get("expect-idle", s.idle_timeout);
-        if (s.idle_timeout <= nanoseconds::zero()) return fail("--expect-idle must be > 0");
-        if (expect_ping != expect_pong) return fail("--expect-ping-interval and --expect-pong-timeout go together");
-        if (expect_ping) {
-            get("expect-ping-interval", s.ping_interval);
-            get("expect-pong-timeout", s.pong_timeout);
-            if (s.ping_interval <= nanoseconds::zero() || s.pong_timeout <= nanoseconds::zero())
-                return fail("--expect-ping-interval and --expect-pong-timeout must be > 0");
-            s.heartbeats = true;
+    const bool ws = s.proto == protocol::ws;
+    const auto needs_ws = [&](std::string_view preset) -> std::optional<command> {
+        return fail("--expect " + std::string(preset) + " is for WebSocket servers (ws:// or wss://)");
+    };
+    using kind = role_promise::kind;
+    const auto closed = [](nanoseconds a, nanoseconds b, close_event e, close_how how, std::uint16_t code = 0) {
+        role_promise p;
+        p.what = kind::closed;
+        p.from = a;
+        p.to = b;
+        p.after = e;
+        p.how = how;
+        p.code = code;
+        return p;
+    };
+    role_promise open, unbounded;
+    unbounded.what = kind::unbounded;
+    auto& promise = s.promise;
+    const auto ri = [](role r) { return index(r); };
+    // Stalled clients: the handshake deadline when one is given, else nothing bounds them.
+    const auto stalled_rule = [&] {
+        return s.handshake_timeout > nanoseconds::zero()
+                   ? closed(s.handshake_timeout, s.handshake_timeout, close_event::connect, close_how::bare)
+                   : unbounded;
+    };
+    std::string flags;
+    switch (s.expect) {
+        case expectation::demo: break;  // from /stats (analysis.cpp)
+        case expectation::kicks: {
+            if (!expect_idle) return fail("--expect kicks needs --expect-idle");
+            if (vm.count("idle-timeout") != 0U) return fail("--expect kicks: the idle timeout is --expect-idle");
+            get("expect-idle", s.idle_timeout);
+            if (s.idle_timeout <= nanoseconds::zero()) return fail("--expect-idle must be > 0");
+            if (expect_ping != expect_pong) return fail("--expect-ping-interval and --expect-pong-timeout go together");
+            flags = "--expect-idle " + duration_text(s.idle_timeout);
+            if (expect_ping) {
+                get("expect-ping-interval", s.ping_interval);
+                get("expect-pong-timeout", s.pong_timeout);
+                if (s.ping_interval <= nanoseconds::zero() || s.pong_timeout <= nanoseconds::zero())
+                    return fail("--expect-ping-interval and --expect-pong-timeout must be > 0");
+                s.heartbeats = true;
+                flags += " --expect-ping-interval " + duration_text(s.ping_interval) + " --expect-pong-timeout " +
+                         duration_text(s.pong_timeout) + " --ping-jitter " + duration_text(s.ping_jitter);
+            }
+            const auto d = s.idle_timeout;
+            promise[ri(role::idle)] = closed(d, d, close_event::message, close_how::any);
+            promise[ri(role::active)] = open;
+            promise[ri(role::pinger)] = closed(d, d, close_event::message, close_how::any);
+            // Whichever comes first: the heartbeat's drop or the idle timeout.
+            const auto beat = s.ping_interval + s.pong_timeout;
+            promise[ri(role::dead)] = s.heartbeats && beat < d
+                                          ? closed(beat, std::min(beat + s.ping_jitter, d), close_event::handshake,
+                                                   close_how::any)
+                                          : closed(d, d, close_event::handshake, close_how::any);
+            promise[ri(role::stalled)] = stalled_rule();
+            break;
+        }
+        case expectation::beast:
+            if (!ws) return needs_ws("beast-timeouts");
+            if (s.idle_timeout <= nanoseconds::zero())
+                return fail("--expect beast-timeouts needs --idle-timeout (the idle_timeout of the server's timeout option)");
+            flags = "beast-timeouts --idle-timeout " + duration_text(s.idle_timeout);
+            // Every client but the dead one answers pings (Beast reads under the idle, active and
+            // pinger clients): Beast keeps them all. The dead client's last byte was its upgrade
+            // request: a ping idle / 2 later, unanswered, and a drop (no close frame) idle / 2 later.
+            promise.fill(open);
+            promise[ri(role::dead)] = closed(s.idle_timeout, s.idle_timeout, close_event::handshake, close_how::bare);
+            promise[ri(role::stalled)] = stalled_rule();
+            break;
+        case expectation::ws_heartbeat: {
+            if (!ws) return needs_ws("ws-heartbeat");
+            get("heartbeat", s.heartbeat);
+            if (s.heartbeat <= nanoseconds::zero())
+                return fail("--expect ws-heartbeat needs --heartbeat I (the interval of the server's setInterval)");
+            if (vm.count("handshake-timeout") != 0U)
+                return fail("--expect ws-heartbeat: the ws package has no handshake deadline; for one, add "
+                            "--expect-close stalled=H..H@connect:bare");
+            flags = "ws-heartbeat --heartbeat " + duration_text(s.heartbeat);
+            // Every I the server terminate()s whoever did not pong since the last tick, then pings
+            // the rest: a client dead from its handshake goes at the second tick after it.
+            promise.fill(open);
+            promise[ri(role::dead)] = closed(s.heartbeat, 2 * s.heartbeat, close_event::handshake, close_how::bare);
+            promise[ri(role::stalled)] = unbounded;
+            break;
+        }
+        case expectation::python_websockets: {
+            if (!ws) return needs_ws("python-websockets");
+            if (vm.count("ping-interval") == 0U || vm.count("ping-timeout") == 0U)
+                return fail("--expect python-websockets needs --ping-interval P and --ping-timeout Q (its "
+                            "ping_interval and ping_timeout)");
+            if (vm.count("handshake-timeout") != 0U)
+                return fail("--expect python-websockets: its handshake deadline is --open-timeout");
+            get("ping-interval", s.ping_interval);
+            get("ping-timeout", s.ping_timeout);
+            get("open-timeout", s.handshake_timeout);
+            if (s.ping_interval <= nanoseconds::zero() || s.ping_timeout <= nanoseconds::zero())
+                return fail("--ping-interval and --ping-timeout must be > 0");
+            flags = "python-websockets --ping-interval " + duration_text(s.ping_interval) + " --ping-timeout " +
+                    duration_text(s.ping_timeout) +
+                    (s.handshake_timeout > nanoseconds::zero() ? " --open-timeout " + duration_text(s.handshake_timeout)
+                                                               : std::string());
+            // A ping every P from the handshake; no pong within Q: close frame 1011.
+            promise.fill(open);
+            promise[ri(role::dead)] = closed(s.ping_interval + s.ping_timeout, 2 * s.ping_interval + s.ping_timeout,
+                                             close_event::handshake, close_how::frame_code, 1011);
+            promise[ri(role::stalled)] = stalled_rule();
+            break;
+        }
+        case expectation::idle_timeout: {
+            if (s.idle_timeout <= nanoseconds::zero())
+                return fail("--expect idle-timeout needs --idle-timeout D (the server's idleTimeout)");
+            s.pings = vm.count("pings") != 0U;
+            if (s.pings && !ws) return needs_ws("idle-timeout --pings");
+            flags = "idle-timeout --idle-timeout " + duration_text(s.idle_timeout) + (s.pings ? " --pings" : "");
+            const auto d = s.idle_timeout;
+            // Silent for D (nothing received): closed. With --pings a pong counts as something.
+            promise[ri(role::idle)] = s.pings ? open : closed(d, d, close_event::message, close_how::any);
+            promise[ri(role::active)] = open;
+            promise[ri(role::pinger)] = s.pings ? open : closed(d, d, close_event::message, close_how::any);
+            promise[ri(role::dead)] = closed(d, d, close_event::message, close_how::any);
+            promise[ri(role::stalled)] = stalled_rule();
+            break;
+        }
+        case expectation::none:
+            flags = "none";
+            promise.fill(open);
+            break;
+        case expectation::observe:
+            flags = "observe";
+            promise.fill(unbounded);
+            break;
+        case expectation::custom: promise.fill(unbounded); break;
+    }
+    // The general form, over the preset.
+    const auto role_of = [](std::string text) -> std::optional<role> {
+        if (text == "pingers") text = "pinger";
+        const auto r = std::find(role_names.begin(), role_names.end(), text);
+        if (r == role_names.end()) return std::nullopt;
+        return static_cast<role>(r - role_names.begin());
+    };
+    for (const auto& list : opens) {
+        std::size_t begin = 0;
+        while (begin <= list.size()) {
+            const auto comma = std::min(list.find(',', begin), list.size());
+            const auto r = role_of(list.substr(begin, comma - begin));
+            if (!r) return fail("--expect-open " + list + ": roles are idle, active, pinger, dead, stalled");
+            promise[index(*r)] = open;
+            begin = comma + 1;
         }
     }
-    if (s.expect == expectation::beast) {
-        if (s.proto != protocol::ws) return fail("--expect beast-timeouts is for WebSocket servers (ws:// or wss://)");
-        if (s.idle_timeout <= nanoseconds::zero())
-            return fail("--expect beast-timeouts needs --idle-timeout (the idle_timeout of the server's timeout option)");
+    for (const auto& item : closes) {
+        const auto eq = item.find('=');
+        const auto r = role_of(item.substr(0, eq));
+        if (eq == std::string::npos || !r)
+            return fail("--expect-close " + item + ": expected ROLE=A..B[@EVENT][:HOW], ROLE one of idle, active, "
+                        "pinger, dead, stalled");
+        if (const auto problem = parse_close_window(item.substr(eq + 1), promise[index(*r)]))
+            return fail("--expect-close " + item + ": " + *problem);
     }
+    if (general && s.expect != expectation::custom)
+        for (const auto& item : opens) flags += " --expect-open " + item;
+    if (general && s.expect != expectation::custom)
+        for (const auto& item : closes) flags += " --expect-close " + item;
+    s.preset_flags = s.expect == expectation::kicks ? flags : (s.expect == expectation::custom ? "" : "--expect " + flags);
+    s.print_promise = vm.count("print-promise") != 0U;
 
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(s.host, ec);
@@ -355,8 +523,6 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
         if (s.expect == expectation::demo)
             return fail("stalled clients are judged against a promised handshake deadline: give --expect ... and "
                         "--handshake-timeout");
-        if (s.expect != expectation::none && s.handshake_timeout <= nanoseconds::zero())
-            return fail("stalled clients need the server's --handshake-timeout");
         if (s.reconnect) return fail("--reconnect has no stalled clients");
     }
     for (const auto& item : close_codes) {
@@ -373,7 +539,12 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
             return fail("--expect-close-code " + item + ": expected ROLE=CODE, a role (idle, active, pinger, dead, stalled) and a close code 1000..4999");
         if (s.expect == expectation::demo || s.proto != protocol::ws)
             return fail("--expect-close-code needs a WebSocket --url and an expectation (--expect-idle, --expect ...)");
-        s.close_code[static_cast<std::size_t>(r - role_names.begin())] = static_cast<std::uint16_t>(code);
+        const auto k = static_cast<std::size_t>(r - role_names.begin());
+        s.close_code[k] = static_cast<std::uint16_t>(code);
+        if (s.promise[k].closed()) {  // the demo's rules take it in analysis.cpp
+            s.promise[k].how = close_how::frame_code;
+            s.promise[k].code = s.close_code[k];
+        }
     }
     if (s.proto == protocol::tcp && (s.mix[index(role::pinger)] != 0 || s.mix[index(role::dead)] != 0))
         return fail("pingers and dead clients need WebSocket pings: use --protocol ws");
@@ -384,6 +555,38 @@ std::optional<command> parse_command_line(int argc, char** argv, std::ostream& o
             return fail("dead clients are only dropped by heartbeats: give the server's --ping-interval");
     }
     return cmd;
+}
+
+std::string promise_flags(const scenario& s) {
+    std::string opens, closes, unbounded;
+    for (std::size_t r = 0; r < role_count; ++r) {
+        if (s.mix[r] == 0) continue;
+        const auto& p = s.promise[r];
+        const std::string who(role_names[r]);
+        if (p.what == role_promise::kind::open) opens += (opens.empty() ? "" : ",") + who;
+        if (p.closed()) closes += " --expect-close " + who + "=" + p.spelling();
+    }
+    const std::string flags = (opens.empty() ? std::string() : "--expect-open " + opens) + closes;
+    return flags.empty() || flags.front() != ' ' ? flags : flags.substr(1);
+}
+
+void print_promise(const scenario& s, std::ostream& out) {
+    if (s.expect == expectation::demo) return;  // its rules come from /stats: printed with the result
+    out << "promise    " << (s.preset_flags.empty() ? std::string("(as given)") : s.preset_flags);
+    const auto general = promise_flags(s);
+    if (!general.empty()) out << "\n           = " << general;
+    out << "\n";
+    for (std::size_t r = 0; r < role_count; ++r) {
+        if (s.mix[r] == 0) continue;
+        out << "           " << role_names[r] << std::string(8 - role_names[r].size(), ' ') << s.promise[r].words();
+        if (r == index(role::stalled) && s.promise[r].what == role_promise::kind::unbounded &&
+            s.expect != expectation::observe && s.expect != expectation::custom)
+            out << ": no handshake deadline given";
+        out << "\n";
+    }
+    if (s.expect != expectation::observe && s.expect != expectation::none)
+        out << "           (--allowance " << duration_text(s.allowance)
+            << " and 2 ticks widen each window's end, never its start)\n";
 }
 
 }  // namespace loadgen

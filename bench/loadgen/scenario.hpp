@@ -14,6 +14,7 @@
 #define IDLEWHEEL_LOADGEN_SCENARIO_HPP
 
 #include "program_support/duration_text.hpp"
+#include "promise.hpp"
 
 #include <array>
 #include <chrono>
@@ -32,23 +33,39 @@ using std::chrono::nanoseconds;
 
 enum class protocol { tcp, ws };
 
-/// What the server promised, the verdicts' yardstick (README.md, "Against any server").
+/// What the server promised, the verdicts' yardstick (README.md, "The promise language"): a
+/// preset, each resolved into a promise per role (promise.hpp) when the command line is read,
+/// except demo, whose rules come from demo_server's /stats.
 ///  - demo:   demo_server's settings, read from its /stats (--http-port without --expect*).
 ///  - kicks:  --expect-idle D: idle and pinger clients kicked D after their last message or
-///            handshake, any close (a close frame of any code, or a bare socket close); dead
-///            clients by the heartbeat (--expect-ping-interval, --expect-pong-timeout) or else
-///            by the idle timeout.
+///            handshake, any close; dead clients by the heartbeat (--expect-ping-interval,
+///            --expect-pong-timeout) or else by the idle timeout.
 ///  - beast:  --expect beast-timeouts --idle-timeout D: Beast's websocket timeout option with
 ///            keep-alive pings: a client that answers pings is never kicked, a dead one is
-///            dropped (no close frame) D after its last byte.
+///            dropped (no close frame) D after its handshake.
+///  - ws_heartbeat: --expect ws-heartbeat --heartbeat I: Node ws's README heartbeat: dead
+///            clients terminate()d (bare) I..2I after the handshake; the others open.
+///  - python_websockets: --expect python-websockets --ping-interval P --ping-timeout Q: dead
+///            clients closed with 1011 P+Q..2P+Q after the handshake; the others open.
+///  - idle_timeout: --expect idle-timeout --idle-timeout D [--pings] (uWebSockets, Bun, Deno):
+///            every client silent for D closed; with --pings, those that answer pings kept.
 ///  - none:   --expect none: the server closes nobody.
-enum class expectation { demo, kicks, beast, none };
+///  - observe: --expect observe: no promise; the run says how each role ended and what fits.
+///  - custom: only --expect-open / --expect-close.
+/// Stalled clients are due at --handshake-timeout (--open-timeout) when one is given, else
+/// unbounded (none: open).
+enum class expectation { demo, kicks, beast, ws_heartbeat, python_websockets, idle_timeout, none, observe, custom };
 [[nodiscard]] constexpr std::string_view name(expectation e) noexcept {
     switch (e) {
         case expectation::demo: return "demo";
         case expectation::kicks: return "kicks";
         case expectation::beast: return "beast-timeouts";
+        case expectation::ws_heartbeat: return "ws-heartbeat";
+        case expectation::python_websockets: return "python-websockets";
+        case expectation::idle_timeout: return "idle-timeout";
         case expectation::none: return "none";
+        case expectation::observe: return "observe";
+        case expectation::custom: return "custom";
     }
     return "demo";
 }
@@ -97,13 +114,23 @@ struct scenario {
     std::array<std::uint16_t, role_count> close_code{};
     // The server's handshake deadline (--handshake-timeout): stalled clients are due then.
     nanoseconds handshake_timeout{0};
+    // The preset's own settings: --heartbeat (ws-heartbeat), --ping-timeout (python-websockets),
+    // --pings (idle-timeout).
+    nanoseconds heartbeat{0};
+    nanoseconds ping_timeout{0};
+    bool pings = false;
+    // Every expectation but demo, resolved per role when the command line is read (with
+    // --expect-open / --expect-close applied over the preset); preset_flags: the preset as
+    // given ("ws-heartbeat --heartbeat 1s").
+    std::array<role_promise, role_count> promise{};
+    std::string preset_flags;
+    bool print_promise = false;  // --print-promise
     // How late past its due time (+ 2 ticks) a kick may come before it counts as missed.
     nanoseconds allowance = std::chrono::seconds(1);
     nanoseconds duration = std::chrono::seconds(30);
     nanoseconds stats_interval = std::chrono::milliseconds(500);
     std::uint64_t seed = 1;
     std::string json_path;
-    std::string svg_path;
     std::string label;
     bool progress = true;
     std::string progress_file;  // --progress-file: the live counters as JSON, every second
@@ -121,11 +148,15 @@ struct command {
     scenario run;
     std::vector<std::string> inputs;  // combine: result JSON files, e.g. wheel then asio
     std::string json_path;            // combine: combined JSON
-    std::string svg_path;             // combine: combined SVG
 };
 
 /// Parses "500ms", "10s", "2m", "250us" (a whole number and a unit).
 using program_support::parse_duration;  // the server's own duration format (program_support/duration_text.hpp)
+
+/// The promise in the command line's general form ("--expect-open idle,active --expect-close
+/// dead=1s..2s@handshake:bare"), over the roles in the mix, and in words, one line per role.
+[[nodiscard]] std::string promise_flags(const scenario& s);
+void print_promise(const scenario& s, std::ostream& out);
 
 /// Parses the command line. Returns nothing after printing help (exit_code 0) or an error
 /// (exit_code 2).

@@ -29,7 +29,7 @@ check_kicked() {  # FILE ROLE OUTCOME COUNT: the JSON shows COUNT clients of ROL
 
 # WebSocket: 20 idle, 20 active, 5 pingers, 5 dead.
 "$loadgen" --http-port "$http_port" --protocol ws -n 50 --idle 20 --active 20 --pingers 5 --dead 5 --interval 200ms \
-    $timing --allowance 2s --duration 5s --connect-rate 500 --no-progress --json "$work/ws.json" --svg "$work/ws.svg"
+    $timing --allowance 2s --duration 5s --connect-rate 500 --no-progress --json "$work/ws.json"
 check_kicked "$work/ws.json" idle ws_idle_close 20
 check_kicked "$work/ws.json" pinger ws_idle_close 5
 check_kicked "$work/ws.json" dead dropped 5
@@ -38,4 +38,7 @@ check_kicked "$work/ws.json" dead dropped 5
 "$loadgen" --http-port "$http_port" --tcp-port "$tcp_port" --protocol tcp -n 50 --interval 200ms \
     --allowance 2s --duration 5s --connect-rate 500 --no-progress --json "$work/tcp.json"
 check_kicked "$work/tcp.json" idle dropped 25
+# The plot of both runs (matplotlib; what bench/compare.sh draws): an SVG with its four panels.
+/usr/bin/python3 "$(dirname "$0")/plot.py" "$work/ws.json" "$work/tcp.json" --out "$work/plot.svg"
+[ "$(grep -c 'id="series-' "$work/plot.svg")" -ge 8 ] || { echo "smoke: plot.py drew no series" >&2; exit 1; }
 echo "smoke: loadgen passed"

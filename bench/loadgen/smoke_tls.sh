@@ -36,7 +36,7 @@ check_kicked() {  # FILE ROLE OUTCOME COUNT: the JSON shows COUNT clients of ROL
 # WebSocket over TLS: 20 idle, 20 active, 5 pingers, 5 dead (no certificate check: the
 # server's certificate is self-signed).
 "$loadgen" --tls --http-port "$http_port" --protocol ws -n 50 --idle 20 --active 20 --pingers 5 --dead 5 --interval 200ms \
-    $timing --allowance 2s --duration 5s --connect-rate 500 --no-progress --json "$work/wss.json" --svg "$work/wss.svg"
+    $timing --allowance 2s --duration 5s --connect-rate 500 --no-progress --json "$work/wss.json"
 check_kicked "$work/wss.json" idle ws_idle_close 20
 check_kicked "$work/wss.json" pinger ws_idle_close 5
 check_kicked "$work/wss.json" dead dropped 5
