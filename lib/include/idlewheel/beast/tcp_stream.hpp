@@ -29,6 +29,8 @@
 #include <boost/asio/execution_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/query.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/role.hpp>
@@ -187,6 +189,7 @@ public:
             net::post(ex, net::append(std::move(*this), ec, args...));
             return;
         }
+        stream_->check_completion();  // before the stream's state is touched
         std::exchange(stream_, nullptr)->finish(ops_, ec, transferred(args...));
         std::move(handler_)(ec, std::move(args)...);
     }
@@ -276,7 +279,13 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *
  * @par Thread safety
  * Distinct objects safe; shared objects unsafe. Every call, and every completion handler of
- * its operations, on the stream's executor (the wheel's).
+ * its operations, on the stream's executor (the wheel's). An operation started inside a
+ * handler of another executor (Beast 1.81's http_server_flex starts async_detect_ssl from its
+ * listener's strand), whose completion handler has the stream's executor (the default), is
+ * carried over to the stream's executor as if by post and started there, in every build. What
+ * cannot be carried over (a completion handler bound to another executor, a stream on an
+ * io_context's own executor used from two threads) prints what happened on stderr and calls
+ * std::abort(), in every build unless IDLEWHEEL_CHECK_STREAM_EXECUTOR is 0.
  *
  * @par Lifetime
  * No operation may be pending when the stream is destroyed (std::abort() with a message when
@@ -810,10 +819,18 @@ private:
         using executor_type = typename basic_tcp_stream::executor_type;
         [[nodiscard]] executor_type get_executor() const noexcept { return self->get_executor(); }
     };
-    // An operation must start on the stream's executor (its wheel's): with the executor
-    // check on (debug builds), one started elsewhere prints which call, where the wheel is,
-    // where the caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
+    // An operation runs on the stream's executor (its wheel's): one started inside another
+    // executor's handler is carried over first (started_elsewhere, carry_over), as if by
+    // post. What cannot be carried over (a completion handler bound to another executor, a
+    // stream on an io_context's executor used from two threads) is checked in every build
+    // (IDLEWHEEL_CHECK_STREAM_EXECUTOR): it prints which call, where the wheel is, where the
+    // caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
     void check_start(const char* what) noexcept;
+    void check_completion() noexcept;  // the same, where a completion runs (deadline_handler)
+    template <class Handler>
+    [[nodiscard]] bool started_elsewhere(const Handler& handler);
+    template <class Initiation, class Handler, class... Args>
+    void carry_over(const Initiation& initiation, Handler&& handler, const Args&... args);
     struct initiate_read;
     struct initiate_write;
     struct initiate_connect;
