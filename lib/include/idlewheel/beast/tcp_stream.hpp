@@ -122,6 +122,9 @@ private:
 template <class T>
 struct is_basic_tcp_stream : std::false_type {};
 
+template <class T>
+struct dependent_false : std::false_type {};
+
 // The handler of a WebSocket teardown on the stream's socket: when it completes (the close is
 // over, cleanly or not), the stream's WebSocket timeouts stop watching and its node leaves the
 // wheel, on the stream's executor, before the handler runs (after it the session may be
@@ -501,6 +504,18 @@ public:
         other.before_move();
     }
 
+    /// Refuses, with a message that names the fix, a socket whose executor does not convert to
+    /// a stream typed on an io_context's own executor (Beast's advanced_server_flex_awaitable
+    /// types its coroutines on net::io_context::executor_type, while a wheel_pool's sockets
+    /// are on a shard's strand).
+    /// @param socket the socket.
+    template <class Executor1,
+              std::enable_if_t<std::is_base_of_v<net::io_context::executor_type, Executor> &&
+                                   !std::is_constructible_v<socket_type, net::basic_stream_socket<net::ip::tcp, Executor1>&&>,
+                               int> = 0>
+    explicit basic_tcp_stream(net::basic_stream_socket<net::ip::tcp, Executor1>&& socket)
+        : socket_(refused(std::move(socket))), wheel_(nullptr) {}
+
     /// Not copyable.
     basic_tcp_stream(const basic_tcp_stream&) = delete;
     /// Not assignable (Beast's move assignment is deleted too).
@@ -754,6 +769,16 @@ private:
     static constexpr std::uint8_t tearing = 8;  // in pending_: Beast's WebSocket teardown is under way
     static constexpr std::uint8_t own_write = 4;  // in a handler's ops: a write of the WebSocket timeouts' ping
 
+    // The refused conversion above: its message, and nothing else to read.
+    template <class Executor1>
+    [[noreturn]] static socket_type refused(net::basic_stream_socket<net::ip::tcp, Executor1>&&) {
+        static_assert(detail::dependent_false<Executor1>::value,
+                      "idlewheel::beast::tcp_stream: a stream typed on net::io_context::executor_type cannot take a "
+                      "socket accepted on a wheel_pool shard's strand: make the coroutines' executor_type a strand, "
+                      "idlewheel::wheel_pool::executor_type (net::strand<net::io_context::executor_type>), and co_spawn "
+                      "the listener on net::make_strand(ioc) (docs/beast.md, \"Coroutine servers\")");
+        std::abort();
+    }
     static Wheel& wheel_of(const executor_type& ex);
     template <class Handler>
     using wrapped = detail::deadline_handler<basic_tcp_stream, std::decay_t<Handler>>;
