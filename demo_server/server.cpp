@@ -251,6 +251,7 @@ void server::wait_for_signal() {
             if (cfg_.lame_duck.count() <= 0) return begin_shutdown(sig);
             log("signal ", sig, ": lame duck for ", std::chrono::duration<double>(cfg_.lame_duck).count(),
                 " s (/healthz answers 503, everything else is served), then the drain");
+            lame_duck_.store(true, std::memory_order_relaxed);
             lame_duck_timer_.expires_after(cfg_.lame_duck);
             lame_duck_timer_.async_wait([this, sig](boost::system::error_code e) {
                 if (!e && !stopping_) begin_shutdown(sig);
@@ -272,6 +273,7 @@ void server::wait_for_signal() {
 void server::begin_shutdown(int signal) {
     stopping_ = true;
     draining_.store(true, std::memory_order_relaxed);
+    lame_duck_.store(false, std::memory_order_relaxed);
     log("signal ", signal, ": stopping (", open_connections_.load(), " open connections",
         cfg_.drain_spread.count() > 0 ? ", closing them over --drain-spread" : "",
         "; HTTP still served until the drain is done)");
@@ -421,6 +423,7 @@ std::string server::stats_json() const {
                      {"tick_ms", static_cast<double>(cfg_.tick.count()) / 1e6},
                      {"idle_timeout_ms", static_cast<double>(cfg_.idle_timeout.count()) / 1e6},
                      {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
+                     {"lame_duck", lame_duck_.load(std::memory_order_relaxed)},
                      {"draining", draining_.load(std::memory_order_relaxed)},
                      {"open", std::move(open)},
                      {"open_connections", open_connections_.load(std::memory_order_relaxed)},
@@ -472,8 +475,12 @@ std::string server::metrics_text() const {
           std::uint64_t{cfg_.io_threads});
     gauge("shards", "--io-threads: the wheel_pool's shards (strands, each with a wheel and a worker); 0 under --threads.",
           std::uint64_t{pool_ ? pool_->size() : 0U});
+    gauge("lame_duck",
+          "1 during the --lame-duck delay (from the first SIGTERM/SIGINT to the drain): /healthz answers 503, all else is served.",
+          std::uint64_t{lame_duck_.load(std::memory_order_relaxed) ? 1U : 0U});
     gauge("draining",
-          "1 from the first SIGTERM/SIGINT on: TCP and WebSocket sessions are being drained, upgrades get 503.",
+          "1 from the drain's start on (the first SIGTERM/SIGINT, after --lame-duck if set): TCP and WebSocket sessions "
+          "are being drained, upgrades get 503.",
           std::uint64_t{draining_.load(std::memory_order_relaxed) ? 1U : 0U});
 
     family("open_sessions", "gauge", "Open sessions by kind (an HTTP connection becomes websocket when it upgrades).");
@@ -497,7 +504,7 @@ std::string server::metrics_text() const {
     counter("messages_unechoed_total",
             "WebSocket messages read but not echoed: read after the session's close began, or queued when it ended.",
             t.messages_unechoed);
-    counter("websocket_going_away_total", "WebSocket close handshakes the server began with 1001 (the drain).",
+    counter("websocket_going_away_total", "WebSocket close handshakes the server began with 1001 (the drain and --max-lifetime).",
             t.going_away);
     family("healthz_requests_total", "counter", "GET /healthz answers: 200 while serving, 503 from the first signal on.");
     out.sample(name, {{"status", "200"}}, healthz_ok_.load(std::memory_order_relaxed));

@@ -9,8 +9,9 @@
 // the stop that touches the worker's sessions or wheel, is posted to that executor.
 //
 // The stop (first SIGINT/SIGTERM). With --lame-duck D, /healthz answers 503 from the signal
-// on and nothing else changes for D (both listeners accept, upgrades are served, sessions run):
-// a balancer that only polls readiness takes the process out before the drain. Then:
+// on and nothing else changes for D (both listeners accept, upgrades are served, sessions run;
+// /stats says "lame_duck": true, /metrics idlewheel_demo_lame_duck 1): a balancer that only
+// polls readiness takes the process out before the drain. Then:
 //  1. the raw-TCP listener closes at once;
 //  2. the HTTP listener stays open for plain HTTP only: GET /, /stats and /metrics keep being
 //     served, on new and existing keep-alive connections (/stats says "draining": true,
@@ -119,6 +120,7 @@ private:
     std::size_t next_worker_ = 0;
     bool signalled_ = false;             // the first signal came (the lame-duck delay, if any, runs)
     std::atomic<bool> unhealthy_{false};  // signalled_, for /healthz on the worker threads
+    std::atomic<bool> lame_duck_{false};  // the --lame-duck delay runs (signalled, not yet draining): /stats, /metrics
     bool stopping_ = false;              // the drain began: the TCP listener is closed
     bool http_closed_ = false;           // the HTTP listener is closed, every session asked to close
     std::atomic<bool> draining_{false};  // stopping_, for /stats and /metrics on the worker threads

@@ -55,7 +55,7 @@ struct alignas(64) worker_counters {
     // WebSocket messages read but never echoed in full: read after the session's close handshake
     // began (Beast discards them), or still queued when the session ended (an abrupt close).
     std::atomic<std::uint64_t> messages_unechoed{0};
-    std::atomic<std::uint64_t> going_away{0};  // WebSocket close handshakes begun with 1001 (the drain)
+    std::atomic<std::uint64_t> going_away{0};  // WebSocket close handshakes begun with 1001 (the drain, --max-lifetime)
     std::atomic<std::uint64_t> bytes{0};
     std::atomic<std::uint64_t> timer_rearms{0};  // asio mode: steady_timer re-arms (each cancels a wait)
 

@@ -172,7 +172,8 @@ BOOST_AUTO_TEST_CASE(no_new_connections_after_sigterm) {
 
 // --lame-duck: from SIGTERM on /healthz answers 503, and for the delay nothing else changes: a
 // new WebSocket client is upgraded and echoed, a new raw-TCP client too, a client already open
-// keeps being echoed, /stats does not say draining. Then the drain: 1001 for the WebSocket
+// keeps being echoed, /stats says "lame_duck": true and not draining, /metrics
+// idlewheel_demo_lame_duck 1 and idlewheel_demo_draining 0. Then the drain: 1001 for the WebSocket
 // clients (never before the delay), and exit 0.
 BOOST_DATA_TEST_CASE(lame_duck_answers_503_and_serves_until_the_drain, bdata::make(timer_modes), mode) {
     constexpr auto lame_duck = 3s;
@@ -190,7 +191,12 @@ BOOST_DATA_TEST_CASE(lame_duck_answers_503_and_serves_until_the_drain, bdata::ma
     tcp_client tcp(srv.tcp_endpoint());
     tcp.write("tcp during the lame duck\n");
     BOOST_TEST(tcp.read_exactly(24) == "tcp during the lame duck");
-    BOOST_TEST(!fetch_stats(srv.http_endpoint()).at("draining").as_bool(), "/stats says draining during the lame duck");
+    const auto stats = fetch_stats(srv.http_endpoint());
+    BOOST_TEST(!stats.at("draining").as_bool(), "/stats says draining during the lame duck");
+    BOOST_TEST(stats.at("lame_duck").as_bool(), "/stats does not say lame_duck during the lame duck");
+    const auto metrics = http_get(srv.http_endpoint(), "/metrics").body;
+    BOOST_TEST(metrics.find("\nidlewheel_demo_lame_duck 1\n") != std::string::npos, metrics);
+    BOOST_TEST(metrics.find("\nidlewheel_demo_draining 0\n") != std::string::npos, metrics);
     const auto checked = clock::now() - t0;
     BOOST_TEST_MESSAGE("served during the lame duck until " << ms(checked) << " ms after SIGTERM");
     BOOST_TEST(ms(checked) < ms(lame_duck), "the checks took longer than the lame-duck delay: they prove nothing");

@@ -15,8 +15,12 @@
 
 #include <sys/resource.h>
 
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <memory>
+#include <set>
+#include <sstream>
 
 namespace bdata = boost::unit_test::data;
 using namespace demo_test;
@@ -87,6 +91,9 @@ void check_shape(const json::object& s, const std::string& mode, unsigned thread
         BOOST_TEST(integer(s, "shards") >= 1);
     }
     for (const auto* k : {"tick_ms", "idle_timeout_ms", "uptime_s"}) require_number(s, k);
+    for (const auto* k : {"tls", "lame_duck", "draining"}) BOOST_TEST(at_path(s, k).is_bool(), k << " should be a bool");
+    BOOST_TEST(!at_path(s, "lame_duck").as_bool());
+    BOOST_TEST(!at_path(s, "draining").as_bool());
     for (const auto* k : {"open_connections", "accepted", "refused", "accept_errors", "messages", "bytes", "asio_timer_rearms"})
         require_integer(s, k);
     check_table_keys(s, "open", demo::session_kinds, &demo::session_kind_info::name);
@@ -326,6 +333,84 @@ BOOST_AUTO_TEST_CASE(dashboard_stats_and_errors) {
     BOOST_TEST(r.data.rfind("HTTP/1.1 400", 0) == 0U, "reply: " << r.data);
     BOOST_TEST(http_get(srv.http_endpoint(), "/stats").status == 200U);
     BOOST_TEST(wait_until([&] { return integer(srv.stats(), "closed.bad_request") == 1; }, 3s, 50ms));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// demo_metrics_docs: the families of docs/demo_server.md's /metrics table are exactly those the
+// server prints (its `# TYPE` lines), so a gauge added to the server without a row, or a row
+// left for a family the server dropped, fails here.
+BOOST_AUTO_TEST_SUITE(metrics_docs)
+
+// A table cell's names: every `code` span, `{a,b}` expanded, a label set `{...}` at the end
+// dropped, a name written `_rest` completed with the row's first name's prefix up to its
+// second underscore (`_connections_refused_total` after `idlewheel_demo_connections_accepted_total`).
+std::vector<std::string> cell_names(const std::string& cell) {
+    std::vector<std::string> spans;
+    for (auto at = cell.find('`'); at != std::string::npos;) {
+        const auto end = cell.find('`', at + 1);
+        if (end == std::string::npos) break;
+        spans.push_back(cell.substr(at + 1, end - at - 1));
+        at = cell.find('`', end + 1);
+    }
+    std::vector<std::string> names;
+    std::string prefix;
+    for (auto span : spans) {
+        // A trailing label set: `{` whose closing `}` ends the span and which holds no comma, or an `=`.
+        if (const auto open = span.rfind('{'); open != std::string::npos && span.back() == '}') {
+            const auto inside = span.substr(open + 1, span.size() - open - 2);
+            if (inside.find(',') == std::string::npos || inside.find('=') != std::string::npos) span.erase(open);
+        }
+        std::vector<std::string> expanded{span};
+        if (const auto open = span.find('{'); open != std::string::npos) {
+            const auto close = span.find('}', open);
+            expanded.clear();
+            std::istringstream parts(span.substr(open + 1, close - open - 1));
+            for (std::string part; std::getline(parts, part, ',');)
+                expanded.push_back(span.substr(0, open) + part + span.substr(close + 1));
+        }
+        for (auto& n : expanded) {
+            if (n.front() == '_') n = prefix + n.substr(1);
+            if (prefix.empty()) {
+                const auto second = n.find('_', n.find('_') + 1);
+                prefix = n.substr(0, second == std::string::npos ? 0 : second + 1);
+            }
+            names.push_back(n);
+        }
+    }
+    return names;
+}
+
+BOOST_AUTO_TEST_CASE(table_lists_every_family_the_server_prints) {
+    std::ifstream file(IDLEWHEEL_DEMO_DOCS);
+    BOOST_TEST_REQUIRE(file.good(), "cannot read " IDLEWHEEL_DEMO_DOCS);
+    const std::string docs{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+    const auto section = docs.find("## `GET /metrics`");
+    BOOST_TEST_REQUIRE(section != std::string::npos, "no /metrics section in docs/demo_server.md");
+    std::set<std::string> documented;
+    std::istringstream lines(docs.substr(section));
+    bool in_table = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("| ", 0) != 0) {
+            if (in_table) break;  // the first table of the section ends
+            continue;
+        }
+        in_table = true;
+        if (line.rfind("| family", 0) == 0 || line.rfind("| ---", 0) == 0) continue;
+        const auto cell = line.substr(2, line.find(" | ") - 2);
+        for (const auto& n : cell_names(cell)) documented.insert(n);
+    }
+    BOOST_TEST_REQUIRE(documented.size() >= 30U, "read only " << documented.size() << " families from the table");
+
+    demo_server srv("wheel", {"--idle-timeout", "60s", "--ping-interval", "0s"});
+    const auto page = http_get(srv.http_endpoint(), "/metrics").body;
+    std::set<std::string> printed;
+    std::istringstream plines(page);
+    for (std::string line; std::getline(plines, line);)
+        if (line.rfind("# TYPE ", 0) == 0) printed.insert(line.substr(7, line.find(' ', 7) - 7));
+    BOOST_TEST_REQUIRE(!printed.empty(), page);
+    for (const auto& f : printed) BOOST_TEST(documented.count(f) == 1U, "/metrics prints " << f << ", the docs' table has no row for it");
+    for (const auto& f : documented) BOOST_TEST(printed.count(f) == 1U, "the docs' table lists " << f << ", /metrics does not print it");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -335,7 +335,7 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
                                "idlewheel_demo_wheel_idle_wakeups_total", "idlewheel_demo_wheel_expiry_lateness_seconds",
                                "idlewheel_demo_liveness_reader_idle_total", "idlewheel_demo_liveness_pings_sent_total",
                                "idlewheel_demo_liveness_dead_peers_total", "idlewheel_demo_liveness_handshake_timeouts_total",
-                               "idlewheel_demo_liveness_operation_timeouts_total", "idlewheel_demo_liveness_close_timeouts_total", "idlewheel_demo_draining", "idlewheel_demo_messages_unechoed_total",
+                               "idlewheel_demo_liveness_operation_timeouts_total", "idlewheel_demo_liveness_close_timeouts_total", "idlewheel_demo_draining", "idlewheel_demo_lame_duck", "idlewheel_demo_messages_unechoed_total",
                                "idlewheel_demo_websocket_going_away_total", "idlewheel_demo_healthz_requests_total", "process_resident_memory_bytes",
                                "process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_start_time_seconds"})
         BOOST_TEST(before.type.count(family) == 1U, "no family " << family);
@@ -349,6 +349,7 @@ BOOST_AUTO_TEST_CASE(families_valid_and_values_follow_traffic) {
                boost::test_tools::per_element());
     BOOST_TEST(before.value("idlewheel_demo_info", {{"timers", timers_mode()}}) == 1);
     BOOST_TEST(before.value("idlewheel_demo_draining") == 0);
+    BOOST_TEST(before.value("idlewheel_demo_lame_duck") == 0);
     BOOST_TEST(before.value("process_resident_memory_bytes") > 1e6);
     BOOST_TEST(before.value("process_open_fds") >= 3);
     BOOST_TEST(before.value("process_open_fds") <= before.value("process_max_fds"));

@@ -29,6 +29,8 @@
 #include <boost/asio/execution_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/query.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/role.hpp>
@@ -120,6 +122,9 @@ private:
 template <class T>
 struct is_basic_tcp_stream : std::false_type {};
 
+template <class T>
+struct dependent_false : std::false_type {};
+
 // The handler of a WebSocket teardown on the stream's socket: when it completes (the close is
 // over, cleanly or not), the stream's WebSocket timeouts stop watching and its node leaves the
 // wheel, on the stream's executor, before the handler runs (after it the session may be
@@ -187,6 +192,7 @@ public:
             net::post(ex, net::append(std::move(*this), ec, args...));
             return;
         }
+        stream_->check_completion();  // before the stream's state is touched
         std::exchange(stream_, nullptr)->finish(ops_, ec, transferred(args...));
         std::move(handler_)(ec, std::move(args)...);
     }
@@ -276,7 +282,13 @@ void use_wheel_pool(net::io_context& io, basic_wheel_pool<Clock>& pool) {
  *
  * @par Thread safety
  * Distinct objects safe; shared objects unsafe. Every call, and every completion handler of
- * its operations, on the stream's executor (the wheel's).
+ * its operations, on the stream's executor (the wheel's). An operation started inside a
+ * handler of another executor (Beast 1.81's http_server_flex starts async_detect_ssl from its
+ * listener's strand), whose completion handler has the stream's executor (the default), is
+ * carried over to the stream's executor as if by post and started there, in every build. What
+ * cannot be carried over (a completion handler bound to another executor, a stream on an
+ * io_context's own executor used from two threads) prints what happened on stderr and calls
+ * std::abort(), in every build unless IDLEWHEEL_CHECK_STREAM_EXECUTOR is 0.
  *
  * @par Lifetime
  * No operation may be pending when the stream is destroyed (std::abort() with a message when
@@ -491,6 +503,18 @@ public:
         : socket_(std::move(other.socket())), wheel_(&other.wheel()) {
         other.before_move();
     }
+
+    /// Refuses, with a message that names the fix, a socket whose executor does not convert to
+    /// a stream typed on an io_context's own executor (Beast's advanced_server_flex_awaitable
+    /// types its coroutines on net::io_context::executor_type, while a wheel_pool's sockets
+    /// are on a shard's strand).
+    /// @param socket the socket.
+    template <class Executor1,
+              std::enable_if_t<std::is_base_of_v<net::io_context::executor_type, Executor> &&
+                                   !std::is_constructible_v<socket_type, net::basic_stream_socket<net::ip::tcp, Executor1>&&>,
+                               int> = 0>
+    explicit basic_tcp_stream(net::basic_stream_socket<net::ip::tcp, Executor1>&& socket)
+        : socket_(refused(std::move(socket))), wheel_(nullptr) {}
 
     /// Not copyable.
     basic_tcp_stream(const basic_tcp_stream&) = delete;
@@ -745,6 +769,16 @@ private:
     static constexpr std::uint8_t tearing = 8;  // in pending_: Beast's WebSocket teardown is under way
     static constexpr std::uint8_t own_write = 4;  // in a handler's ops: a write of the WebSocket timeouts' ping
 
+    // The refused conversion above: its message, and nothing else to read.
+    template <class Executor1>
+    [[noreturn]] static socket_type refused(net::basic_stream_socket<net::ip::tcp, Executor1>&&) {
+        static_assert(detail::dependent_false<Executor1>::value,
+                      "idlewheel::beast::tcp_stream: a stream typed on net::io_context::executor_type cannot take a "
+                      "socket accepted on a wheel_pool shard's strand: make the coroutines' executor_type a strand, "
+                      "idlewheel::wheel_pool::executor_type (net::strand<net::io_context::executor_type>), and co_spawn "
+                      "the listener on net::make_strand(ioc) (docs/beast.md, \"Coroutine servers\")");
+        std::abort();
+    }
     static Wheel& wheel_of(const executor_type& ex);
     template <class Handler>
     using wrapped = detail::deadline_handler<basic_tcp_stream, std::decay_t<Handler>>;
@@ -810,10 +844,18 @@ private:
         using executor_type = typename basic_tcp_stream::executor_type;
         [[nodiscard]] executor_type get_executor() const noexcept { return self->get_executor(); }
     };
-    // An operation must start on the stream's executor (its wheel's): with the executor
-    // check on (debug builds), one started elsewhere prints which call, where the wheel is,
-    // where the caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
+    // An operation runs on the stream's executor (its wheel's): one started inside another
+    // executor's handler is carried over first (started_elsewhere, carry_over), as if by
+    // post. What cannot be carried over (a completion handler bound to another executor, a
+    // stream on an io_context's executor used from two threads) is checked in every build
+    // (IDLEWHEEL_CHECK_STREAM_EXECUTOR): it prints which call, where the wheel is, where the
+    // caller runs and what to do in that case, then aborts (detail/executor_check.hpp).
     void check_start(const char* what) noexcept;
+    void check_completion() noexcept;  // the same, where a completion runs (deadline_handler)
+    template <class Handler>
+    [[nodiscard]] bool started_elsewhere(const Handler& handler);
+    template <class Initiation, class Handler, class... Args>
+    void carry_over(const Initiation& initiation, Handler&& handler, const Args&... args);
     struct initiate_read;
     struct initiate_write;
     struct initiate_connect;

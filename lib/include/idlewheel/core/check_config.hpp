@@ -33,4 +33,17 @@
 #define IDLEWHEEL_CHECK_USAGE IDLEWHEEL_CHECK_EXECUTOR
 #endif
 
+// IDLEWHEEL_CHECK_STREAM_EXECUTOR: whether idlewheel::beast::tcp_stream checks, in every build
+// (NDEBUG or not), that what it cannot carry onto its executor runs there: an operation whose
+// completion handler is bound to another executor, a completion run elsewhere, a stream on an
+// io_context's own executor used from two threads. An operation merely started from another
+// executor (another strand, the listener's) is carried onto the stream's first, as Beast's
+// stream tolerates it. A violation prints what happened and what to do on stderr and calls
+// std::abort(): the alternative is a wheel whose lists two threads change at once. Default: 1
+// (its cost, measured: bench/README.md). Define it to 0 (the same in every translation unit)
+// to leave the stream to IDLEWHEEL_CHECK_EXECUTOR.
+#if !defined(IDLEWHEEL_CHECK_STREAM_EXECUTOR)
+#define IDLEWHEEL_CHECK_STREAM_EXECUTOR 1
+#endif
+
 #endif

@@ -97,6 +97,33 @@ bool known_not_running_in(const Executor& ex) noexcept {
     }
 }
 
+// True when the caller runs inside a handler that `ex` can tell is not its own (a strand the
+// caller is not in, an io_context the caller does not run): the case idlewheel::beast::tcp_stream
+// carries an operation over from. False outside any handler (setting up), on `ex`, or when the
+// executor type cannot tell (a user's own, standalone Asio 1.22's any_io_executor): then the
+// check (check_caller) has the last word.
+template <class Executor>
+bool called_off(const Executor& ex) noexcept {
+    using io_ex = net::io_context::executor_type;
+    using strand_ex = net::strand<io_ex>;
+    if (net::detail::thread_context::top_of_thread_call_stack() == nullptr) return false;
+    if constexpr (std::is_base_of_v<strand_ex, Executor>) {
+        return !static_cast<const strand_ex&>(ex).running_in_this_thread();
+    } else if constexpr (std::is_base_of_v<io_ex, Executor>) {
+        return !static_cast<const io_ex&>(ex).running_in_this_thread();
+    } else if constexpr (std::is_base_of_v<net::any_io_executor, Executor>) {
+        const net::any_io_executor& any = ex;
+        const auto* io = any.template target<io_ex>();
+        const auto* strand = any.template target<strand_ex>();
+        if (io != nullptr && strand != nullptr) return false;  // standalone Asio 1.22: cannot tell
+        if (strand != nullptr) return !strand->running_in_this_thread();
+        if (io != nullptr) return !io->running_in_this_thread();
+        return false;
+    } else {
+        return false;
+    }
+}
+
 // The message for a call from outside a wheel's strand: what was called, where the wheel is,
 // where the caller runs, and what to do in that case (the causes differ: an operation started
 // from another strand, a coroutine running on the io_context itself, another io_context).

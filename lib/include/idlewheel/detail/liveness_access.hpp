@@ -83,6 +83,10 @@ struct liveness_access {
         return w.expiry_of(e);
     }
 
+    /// The executor check's record of the thread that owns a wheel on an io_context's own
+    /// executor (detail/executor_check.hpp), for a stream's own check of its callers.
+    [[nodiscard]] static auto& owner(Wheel& w) noexcept { return w.owner_; }
+
     /// The wheel's destruction notice: an object whose callback may destroy the wheel keeps a
     /// destruction_guard on it, and touches the wheel no more once it reports destroyed().
     [[nodiscard]] static destruction_notice& destruction(Wheel& w) noexcept { return w.destruction_; }

@@ -520,11 +520,57 @@ bool basic_tcp_stream<Wheel, Executor>::empty_while_pending(std::uint8_t directi
 
 template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::check_start(const char* what) noexcept {
-#if IDLEWHEEL_CHECK_EXECUTOR
-    idlewheel::detail::check_caller(socket_.get_executor(), nullptr, what);
+#if IDLEWHEEL_CHECK_EXECUTOR || IDLEWHEEL_CHECK_STREAM_EXECUTOR
+    idlewheel::detail::check_caller(socket_.get_executor(), &idlewheel::detail::liveness_access<Wheel>::owner(*wheel_),
+                                    what);
 #else
     (void)what;
 #endif
+}
+
+// Beast's stream starts an operation from wherever it is called (its timer and socket are
+// I/O objects, safe to start from another strand); this one's start touches the wheel, which
+// belongs to the stream's executor. An operation started inside a handler of another
+// executor (Beast 1.81's http_server_flex: detect_session::run() on the listener's strand) is
+// therefore carried over, as if by post, and started there, in every build: its completion
+// goes where it would have gone. Only when the completion handler would run on that executor
+// too (its associated executor is the stream's, the default): a completion bound elsewhere
+// could not be made right by a hop, and the check (check_start) reports it at the start.
+template <class Wheel, class Executor>
+template <class Handler>
+bool basic_tcp_stream<Wheel, Executor>::started_elsewhere(const Handler& handler) {
+    const executor_type& ex = socket_.get_executor();
+    if (!idlewheel::detail::called_off(ex)) return false;
+    const auto completes_on = net::get_associated_executor(handler, ex);
+    using completion_executor = std::decay_t<decltype(completes_on)>;
+    if constexpr (std::is_same_v<completion_executor, executor_type>)
+        if (completes_on == ex) return true;
+    // A composed operation's intermediate handler carries the stream's executor with work
+    // tracked (Asio's composed_work): another type (a strand of a tracked io_context
+    // executor inside any_io_executor), the same executor. Compared untracked, both sides.
+    using untracked_t = net::execution::outstanding_work_t::untracked_t;
+    if constexpr (net::can_prefer<const completion_executor&, untracked_t>::value &&
+                  net::can_prefer<const executor_type&, untracked_t>::value) {
+        const auto a = net::prefer(completes_on, net::execution::outstanding_work.untracked);
+        const auto b = net::prefer(ex, net::execution::outstanding_work.untracked);
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::decay_t<decltype(b)>>) return a == b;
+    }
+    return false;
+}
+
+template <class Wheel, class Executor>
+template <class Initiation, class Handler, class... Args>
+void basic_tcp_stream<Wheel, Executor>::carry_over(const Initiation& initiation, Handler&& handler,
+                                                   const Args&... args) {
+    net::post(socket_.get_executor(),
+              [initiation, h = std::decay_t<Handler>(std::forward<Handler>(handler)), args...]() mutable {
+                  initiation(std::move(h), args...);
+              });
+}
+
+template <class Wheel, class Executor>
+void basic_tcp_stream<Wheel, Executor>::check_completion() noexcept {
+    check_start("the completion handler of an idlewheel::beast::tcp_stream operation (bound to another executor?)");
 }
 
 // The initiations of the asynchronous operations (net::async_initiate).
@@ -534,6 +580,7 @@ struct basic_tcp_stream<Wheel, Executor>::initiate_read : initiate_base {
     template <class Handler, class Buffers>
     void operator()(Handler&& handler, const Buffers& buffers) const {
         basic_tcp_stream& s = *this->self;
+        if (s.started_elsewhere(handler)) return s.carry_over(*this, std::forward<Handler>(handler), buffers);
         s.check_start("idlewheel::beast::tcp_stream::async_read_some");
         if (s.empty_while_pending(reading, buffers))
             return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
@@ -549,6 +596,7 @@ struct basic_tcp_stream<Wheel, Executor>::initiate_write : initiate_base {
     template <class Handler, class Buffers>
     void operator()(Handler&& handler, const Buffers& buffers) const {
         basic_tcp_stream& s = *this->self;
+        if (s.started_elsewhere(handler)) return s.carry_over(*this, std::forward<Handler>(handler), buffers);
         s.check_start("idlewheel::beast::tcp_stream::async_write_some");
         if (s.empty_while_pending(writing, buffers))
             return s.complete_posted(std::forward<Handler>(handler), boost::system::error_code(), std::size_t{0});
@@ -564,6 +612,7 @@ struct basic_tcp_stream<Wheel, Executor>::initiate_connect : initiate_base {
     template <class Handler>
     void operator()(Handler&& handler, const endpoint_type& ep) const {
         basic_tcp_stream& s = *this->self;
+        if (s.started_elsewhere(handler)) return s.carry_over(*this, std::forward<Handler>(handler), ep);
         s.check_start("idlewheel::beast::tcp_stream::async_connect");
         if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler));
         s.socket_.async_connect(ep, wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
@@ -575,6 +624,9 @@ struct basic_tcp_stream<Wheel, Executor>::initiate_range_connect : initiate_base
     template <class Handler, class Endpoints, class Condition = always>
     void operator()(Handler&& handler, const Endpoints& endpoints, Condition condition = {}) const {
         basic_tcp_stream& s = *this->self;
+        if (s.started_elsewhere(handler))
+            return s.carry_over(*this, std::forward<Handler>(handler), endpoints, std::move(condition));
+        s.check_start("idlewheel::beast::tcp_stream::async_connect");
         if (!s.begin(reading | writing, writing))
             return s.complete_timed_out(std::forward<Handler>(handler), endpoint_type());
         net::async_connect(s.socket_, endpoints, std::move(condition),
@@ -587,6 +639,9 @@ struct basic_tcp_stream<Wheel, Executor>::initiate_iterator_connect : initiate_b
     template <class Handler, class Iterator, class Condition = always>
     void operator()(Handler&& handler, Iterator begin, Iterator end, Condition condition = {}) const {
         basic_tcp_stream& s = *this->self;
+        if (s.started_elsewhere(handler))
+            return s.carry_over(*this, std::forward<Handler>(handler), begin, end, std::move(condition));
+        s.check_start("idlewheel::beast::tcp_stream::async_connect");
         if (!s.begin(reading | writing, writing)) return s.complete_timed_out(std::forward<Handler>(handler), end);
         net::async_connect(s.socket_, begin, end, std::move(condition),
                            wrapped<Handler>(s, reading | writing, std::forward<Handler>(handler)));
