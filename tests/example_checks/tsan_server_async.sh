@@ -10,7 +10,10 @@
 # if every run passes every check with no ThreadSanitizer report (halt_on_error: a report ends
 # the server, which the check sees).
 #
-#   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR]]
+#   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR [UPSTREAM_EXAMPLES]]]
+#
+# The examples are the patches of examples/beast/ applied to UPSTREAM_EXAMPLES (default: the
+# doc package's, /usr/share/doc/libboost1.81-doc/examples/libs), as examples/CMakeLists.txt does.
 #
 # Also examples/advanced_server_flex (plain and TLS, HTTP and WebSocket), built in the same call and
 # checked by advanced_server_flex_check.py at 2 threads; and the C++20-coroutine conversions
@@ -21,9 +24,11 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build/tsan-examples}
+upstream=${3:-/usr/share/doc/libboost1.81-doc/examples/libs}  # the upstream examples (examples/CMakeLists.txt)
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEWHEEL_SANITIZE=thread \
-  -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
+  -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF \
+  -DIDLEWHEEL_UPSTREAM_EXAMPLES="$upstream" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async advanced_server_flex \
   http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable \
