@@ -47,6 +47,10 @@ foreach(fix IN LISTS FIXES)
     # Beast 1.81's advanced_server_flex_awaitable uses std::list without including <list>
     # (GCC 12's headers do not bring it in).
     replace_once("#include <cstdlib>\n" "#include <cstdlib>\n#include <list>\n")
+  elseif(fix STREQUAL "announce_in_accept")
+    # Not a bug: Asio's timeouts server listens in its constructor, so the port is announced
+    # where it starts to accept.
+    replace_once("  void accept()\n  {\n" "  void accept()\n  {\n    idlewheel_test::announce(acceptor_);\n")
   else()
     message(FATAL_ERROR "prepare_example.cmake: unknown fix ${fix}")
   endif()

@@ -19,7 +19,7 @@
 # checked by advanced_server_flex_check.py at 2 threads; and the C++20-coroutine conversions
 # (examples/http_server_awaitable, websocket_server_awaitable and advanced_server_flex_awaitable,
 # each session a coroutine on a shard's strand), each checked once at 2 threads by the check of
-# its async counterpart.
+# its async counterpart. And Asio's timeouts server converted (examples/asio/timeouts_server.patch).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
@@ -31,7 +31,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DID
   -DIDLEWHEEL_UPSTREAM_EXAMPLES="$upstream" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async advanced_server_flex \
-  http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable \
+  http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable timeouts_server \
   test_wheel_pool test_teardown test_beast_websocket_timeout -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
@@ -60,4 +60,7 @@ done
 /usr/bin/python3 "$here/server_async_check.py" "$build/examples/websocket_server_awaitable" 2 1500
 /usr/bin/python3 "$here/advanced_server_flex_check.py" "$build/examples/advanced_server_flex_awaitable" 2 1500 \
   --one-request-per-connection
-echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS, flex and the coroutine servers at 2"
+# Asio's timeouts server converted (examples/asio/timeouts_server.patch: its deadlines on one
+# wheel_timer), one thread, with churn.
+/usr/bin/python3 "$here/timeouts_server_check.py" "$build/examples/timeouts_server" 1 1500
+echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS, flex and the coroutine servers at 2; Asio's timeouts server"
