@@ -6,8 +6,9 @@ Fails when a file of the repository (git ls-files, else every file under SOURCE_
 and .git/) carries another author's copyright line (a line with "copyright" and a year that
 does not name "The idlewheel authors"), or holds someone else's file verbatim: WINDOW
 consecutive non-blank lines of a source file found under an UPSTREAM_DIR (Beast's and Asio's
-examples, from the Boost doc package) are a copy. A patch's lines are compared without their
-first column (' ', '+', '-'), so a patch that carries more than its context fails too.
+examples, from the Boost doc package) are a copy. A patch's context and added lines are
+compared without their first column, so a patch that carries more than its context fails too
+(its removed lines are the upstream file's by nature).
 
 --self-test: shows both checks fail on a foreign copyright line and on a copied file.
 """
@@ -47,8 +48,8 @@ def normalized(lines, patch):
     out = []
     for line in lines:
         if patch:
-            if line.startswith(("+++", "---", "@@")):
-                continue
+            if line.startswith(("+++", "---", "@@", "-")):
+                continue  # a removed line is what a diff must show of what it removes
             line = line[1:]
         line = " ".join(line.split())
         if line:
