@@ -13,9 +13,11 @@
 #   --original/--converted  the two server binaries (both take <address> <port> <doc_root>
 #                 <threads>); without them both are compiled from --src
 #   --example NAME  which example: http_server_async (default) or http_server_awaitable; the
-#                 sources are bench/beast_original/NAME.cpp and examples/NAME.cpp
-#   --src DIR     a tree with bench/beast_original/NAME.cpp (Beast's example) and
-#                 examples/NAME.cpp (the conversion), compiled with g++ -O3
+#                 sources are Beast's file as the Boost doc package ships it (--upstream) and
+#                 that file with examples/beast/NAME.patch applied
+#   --upstream DIR  the folder holding beast/example/ (default the doc package's,
+#                 /usr/share/doc/libboost1.81-doc/examples/libs; scripts/setup.sh test)
+#   --src DIR     a tree with examples/beast/NAME.patch (the conversion), compiled with g++ -O3
 #                 -DNDEBUG (as a CMake Release build) against this tree's lib/include; default
 #                 this tree
 #   --rounds N    rounds per side, default 5; --duration S seconds per wrk run, default 10
@@ -33,6 +35,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
 original="" converted="" src=$root example=http_server_async
+upstream=/usr/share/doc/libboost1.81-doc/examples/libs
 rounds=5 duration=10 connections=1000 server_threads=2 wrk_threads=1 niceness=0
 out=""
 while [ $# -gt 0 ]; do
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --original) original=$2; shift ;;
     --converted) converted=$2; shift ;;
     --src) src=$2; shift ;;
+    --upstream) upstream=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --duration) duration=$2; shift ;;
     --connections) connections=$2; shift ;;
@@ -63,9 +67,19 @@ ulimit -n "$(ulimit -Hn)"
 mkdir -p "$out/bin" "$out/docroot" "$out/runs"
 
 if [ -z "$original" ] || [ -z "$converted" ]; then
-  for f in "bench/beast_original/$example.cpp" "examples/$example.cpp"; do
-    [ -f "$src/$f" ] || { echo "wrk_http.sh: $src/$f not found (give --original and --converted, or --src)" >&2; exit 2; }
+  case $example in
+    http_server_async) beast_file=$upstream/beast/example/http/server/async/$example.cpp ;;
+    http_server_awaitable) beast_file=$upstream/beast/example/http/server/awaitable/$example.cpp ;;
+    *) echo "wrk_http.sh: unknown example $example" >&2; exit 2 ;;
+  esac
+  for f in "$beast_file" "$src/examples/beast/$example.patch"; do
+    [ -f "$f" ] || { echo "wrk_http.sh: $f not found (give --original and --converted, or --src, --upstream)" >&2; exit 2; }
   done
+  # The conversion's source: Beast's file with the patch applied (only when the patch is newer).
+  converted_src=$out/bin/$example.cpp
+  if [ ! -f "$converted_src" ] || [ "$src/examples/beast/$example.patch" -nt "$converted_src" ]; then
+    patch -s -o "$converted_src" "$beast_file" "$src/examples/beast/$example.patch"
+  fi
   build() {  # build <source> <binary>: only when the source is newer
     if [ ! -x "$2" ] || [ "$1" -nt "$2" ]; then
       echo "compiling $1" >&2
@@ -74,8 +88,8 @@ if [ -z "$original" ] || [ -z "$converted" ]; then
   }
   original=$out/bin/${example}_beast
   converted=$out/bin/$example
-  build "$src/bench/beast_original/$example.cpp" "$original"
-  build "$src/examples/$example.cpp" "$converted"
+  build "$beast_file" "$original"
+  build "$converted_src" "$converted"
 fi
 
 # With --nice, measure in a session of its own (a scheduler autogroup: with autogroup scheduling,

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-# Beast's websocket_server_async (bench/beast_original/websocket_server_async.cpp, Beast 1.81's
-# example/websocket/server/async: websocket::stream<beast::tcp_stream>, timeout::suggested(server))
-# against its idlewheel conversion (examples/websocket_server_async.cpp: the same timeouts through
+# Beast's websocket_server_async (Beast 1.81's example/websocket/server/async as the doc package
+# ships it, built as websocket_server_async_beast: websocket::stream<beast::tcp_stream>,
+# timeout::suggested(server)) against its idlewheel conversion (examples/beast/websocket_server_async.patch
+# applied, built as websocket_server_async: the same timeouts through
 # idlewheel::beast::set_option on idlewheel::beast::tcp_stream and a wheel_pool): issue 35's
 # measures 1 and 2. Both servers are started as `<bin> 127.0.0.1 <port> <threads>` (the
 # conversion's optional <idle-ms> is not given: both run timeout::suggested(server), handshake

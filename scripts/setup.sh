@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages idlewheel needs that are missing (nothing if all are there).
+# test includes libboost1.81-doc: Beast's and Asio's examples, which examples/beast/*.patch and
+# examples/asio/*.patch convert (examples/CMakeLists.txt finds them there), and patch to apply them.
 # Usage: scripts/setup.sh [test|demo|load|bench|docs]...
 set -euo pipefail
 
 pkgs=(g++ cmake make libboost1.81-dev libboost-program-options1.81-dev libboost-json1.81-dev)
 for what in "$@"; do
   case "$what" in
-    test) pkgs+=(libboost-test1.81-dev doxygen libssl-dev openssl libasio-dev debian-archive-keyring python3-websockets python3-matplotlib chromium clang libclang-rt-14-dev libbenchmark-dev libevent-dev libuv1-dev pkg-config prometheus curl haproxy wrk) ;;
+    test) pkgs+=(libboost-test1.81-dev libboost1.81-doc patch doxygen libssl-dev openssl libasio-dev debian-archive-keyring python3-websockets python3-matplotlib chromium clang libclang-rt-14-dev libbenchmark-dev libevent-dev libuv1-dev pkg-config prometheus curl haproxy wrk) ;;
     demo) pkgs+=(libssl-dev) ;;  # demo_server --tls
     load) pkgs+=(libssl-dev python3 python3-matplotlib) ;;  # scripts/load.sh: loadgen (--tls), demo_server, bench/loadgen/load.py and its report's plots
     docs) pkgs+=(doxygen) ;;     # scripts/docs.sh: the API reference (docs/reference/)

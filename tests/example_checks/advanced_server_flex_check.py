@@ -16,9 +16,9 @@ after its start whatever it does. So in this mode the HTTP keep-alive clients (a
 left out, HTTP is one request with Connection: close (the churn), and every other check is run
 as it is (the silent and slowloris cuts are measured from before the connect already).
 
-Makes a throwaway certificate and key (clients.make_certificate: openssl req -x509 -newkey
-rsa:2048 -nodes -days 1, CN and subjectAltName 127.0.0.1) and a doc_root with one file in a temporary directory, starts
-SERVER 127.0.0.1 0 DOC_ROOT THREADS CERT KEY T_MS (port 0: it prints the one it got; its HTTP
+Makes a doc_root with one file in a temporary directory, starts SERVER 127.0.0.1 0 DOC_ROOT
+THREADS T_MS (the example with the test's substitutions, tests/example_checks/upstream_test_main.hpp,
+and Beast's certificate, which the TLS clients do not check; port 0: it prints the one it got; its HTTP
 expiry is then T, its WebSocket timeouts Beast's websocket::stream_base::timeout{T / 2, T, true})
 and runs, all at once over loopback, for plain and TLS alike:
   - HTTP keep-alive active clients: a GET every T/4 for 2.5 T, each answered 200 with the file,
@@ -287,17 +287,15 @@ async def main(port):
 
 def run():
     with tempfile.TemporaryDirectory() as tmp:
-        cert, key = clients.make_certificate(tmp)
         root = os.path.join(tmp, "root")
         os.mkdir(root)
         with open(os.path.join(root, "index.html"), "wb") as f:
             f.write(BODY)
-        return run_server(cert, key, root)
+        return run_server(root)
 
 
-def run_server(cert, key, root):
-    proc, port = clients.start_announcing([SERVER, "127.0.0.1", "0", root, str(THREADS), cert, key,
-                                           str(int(T * 1000))])
+def run_server(root):
+    proc, port = clients.start_announcing([SERVER, "127.0.0.1", "0", root, str(THREADS), str(int(T * 1000))])
     try:
         if port is None:
             return 1

@@ -10,23 +10,28 @@
 # if every run passes every check with no ThreadSanitizer report (halt_on_error: a report ends
 # the server, which the check sees).
 #
-#   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR]]
+#   tsan_server_async.sh [SOURCE_DIR [BUILD_DIR [UPSTREAM_EXAMPLES]]]
+#
+# The examples are the patches of examples/beast/ applied to UPSTREAM_EXAMPLES (default: the
+# doc package's, /usr/share/doc/libboost1.81-doc/examples/libs), as examples/CMakeLists.txt does.
 #
 # Also examples/advanced_server_flex (plain and TLS, HTTP and WebSocket), built in the same call and
 # checked by advanced_server_flex_check.py at 2 threads; and the C++20-coroutine conversions
 # (examples/http_server_awaitable, websocket_server_awaitable and advanced_server_flex_awaitable,
 # each session a coroutine on a shard's strand), each checked once at 2 threads by the check of
-# its async counterpart.
+# its async counterpart. And Asio's timeouts server converted (examples/asio/timeouts_server.patch).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build/tsan-examples}
+upstream=${3:-/usr/share/doc/libboost1.81-doc/examples/libs}  # the upstream examples (examples/CMakeLists.txt)
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="-O1 -g1" -DIDLEWHEEL_SANITIZE=thread \
-  -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
+  -DIDLEWHEEL_BUILD_DEMO=OFF -DIDLEWHEEL_BUILD_TESTS=ON -DIDLEWHEEL_BUILD_BENCH=OFF \
+  -DIDLEWHEEL_UPSTREAM_EXAMPLES="$upstream" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target websocket_server_async websocket_server_async_ssl http_server_async advanced_server_flex \
-  http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable \
+  http_server_awaitable websocket_server_awaitable advanced_server_flex_awaitable timeouts_server \
   test_wheel_pool test_teardown test_beast_websocket_timeout -j "${IDLEWHEEL_TSAN_JOBS:-2}" >"$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log"; exit 1; }
 server=$build/examples/websocket_server_async
@@ -55,4 +60,7 @@ done
 /usr/bin/python3 "$here/server_async_check.py" "$build/examples/websocket_server_awaitable" 2 1500
 /usr/bin/python3 "$here/advanced_server_flex_check.py" "$build/examples/advanced_server_flex_awaitable" 2 1500 \
   --one-request-per-connection
-echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS, flex and the coroutine servers at 2"
+# Asio's timeouts server converted (examples/asio/timeouts_server.patch: its deadlines on one
+# wheel_timer), one thread, with churn.
+/usr/bin/python3 "$here/timeouts_server_check.py" "$build/examples/timeouts_server" 1 1500
+echo "tsan_server_async.sh: clean at 4 and 2 threads; HTTP, TLS, flex and the coroutine servers at 2; Asio's timeouts server"
