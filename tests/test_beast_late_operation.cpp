@@ -201,7 +201,9 @@ late_write_result advanced_server_late_write() {
     connection<Stream> c;
     late_write_result r;
     const auto start = std::chrono::steady_clock::now();
-    c.stream->expires_after(300ms);  // the connection's first do_read(): both directions
+    // The connection's first do_read(): both directions (a loaded machine's first write
+    // completes well within the second).
+    c.stream->expires_after(1s);
     completion w1;
     c.stream->async_write_some(net::buffer("a", 1), w1.handler());  // on_read(): the response
     c.stream->expires_after(10s);  // do_read() with the write pending: the read's expiry only
@@ -210,8 +212,8 @@ late_write_result advanced_server_late_write() {
     c.stream->async_read_some(net::buffer(&in, 1), rd.handler());
     c.run_until(w1.done);
     r.first_write = w1.ec;
-    // Past the write's deadline (start + 300 ms); the read's (start + 10 s) is far away.
-    std::this_thread::sleep_until(start + 400ms);
+    // Past the write's deadline (start + 1 s); the read's (start + 10 s) is far away.
+    std::this_thread::sleep_until(start + 1100ms);
     completion w2;
     c.stream->async_write_some(net::buffer("b", 1), w2.handler());  // the next response
     c.run_until(w2.done);
