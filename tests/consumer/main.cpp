@@ -14,6 +14,10 @@ static_assert(__cplusplus == 201703L, "a C++17 consumer of idlewheel::idlewheel 
 static_assert(__cplusplus == 202002L, "a C++20 consumer of idlewheel::idlewheel was not compiled as C++20");
 #endif
 
+#if IDLEWHEEL_VERSION != IDLEWHEEL_VERSION_MAJOR * 100000 + IDLEWHEEL_VERSION_MINOR * 100 + IDLEWHEEL_VERSION_PATCH
+#error "IDLEWHEEL_VERSION does not match its parts"
+#endif
+
 #if defined(IDLEWHEEL_STANDALONE_ASIO)
 #include <asio/io_context.hpp>
 namespace net = asio;
@@ -23,8 +27,16 @@ namespace net = boost::asio;
 #endif
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 int main() {
+    // The version CMake found (find_package's, or the source tree's project()) is the header's.
+    if (std::strcmp(IDLEWHEEL_CONSUMER_FOUND_VERSION, IDLEWHEEL_VERSION_STRING) != 0) {
+        std::fprintf(stderr, "consumer: CMake found idlewheel %s, the header says %s\n", IDLEWHEEL_CONSUMER_FOUND_VERSION,
+                     IDLEWHEEL_VERSION_STRING);
+        return 2;
+    }
     using namespace std::chrono_literals;
     net::io_context io;
 #if __cplusplus >= 202002L

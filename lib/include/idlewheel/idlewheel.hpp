@@ -26,6 +26,7 @@
 #include <idlewheel/stream_liveness.hpp>
 #include <idlewheel/timeout.hpp>
 #include <idlewheel/timer_node.hpp>
+#include <idlewheel/version.hpp>
 #include <idlewheel/wheel_pool.hpp>
 #include <idlewheel/wheel_timer.hpp>
 
