@@ -4,7 +4,7 @@
 // The server keeps the example's threading and its one line that matters here:
 // detect_session::run() sets the timeout and starts async_detect_ssl from the LISTENER's strand
 // (its on_accept), before any dispatch to the session's own. The only changes are the ones
-// docs/beast.md documents: the stream's type, the pool registered in main, and the socket
+// docs/beast_converting.md documents: the stream's type, the pool registered in main, and the socket
 // accepted onto a shard's strand (pool.next().get_executor()) where Beast calls
 // net::make_strand(ioc). The stream carries that first operation over to its own strand; a
 // build with -DNDEBUG (this program always has it) must serve every request, and under

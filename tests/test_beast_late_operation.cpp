@@ -17,7 +17,7 @@
 //   - http_server_awaitable's lingering read: its loop reads again after end_of_stream, and
 //     that read (which Asio leaves pending) ends at the deadline with error::timeout on both
 //     streams. (On Beast's stream run by two threads without a strand, as that example runs,
-//     it ends with operation_aborted: a race in Beast's stream, listed in docs/beast.md.)
+//     it ends with operation_aborted: a race in Beast's stream, listed in docs/beast_differences.md.)
 // Real time: deadlines are set in the past or passed by sleeping past them; the only other
 // waits are bounded polls, so a loaded machine only makes a case slower.
 
@@ -384,7 +384,7 @@ BOOST_AUTO_TEST_CASE(awaitable_lingering_read_after_the_client_closes) {
 // The same loop on Beast's stream on a strand of an io_context run by two threads (the
 // conversion's shape, a session per strand): Beast's timeout handler and the read's completion
 // are serialised, and the read ends with timeout, as on one thread. (Without the strand, as
-// Beast 1.81's example runs, they race: docs/beast.md "Differences from Beast".)
+// Beast 1.81's example runs, they race: docs/beast_differences.md.)
 BOOST_AUTO_TEST_CASE(awaitable_lingering_read_on_beasts_stream_on_a_strand_of_two_threads) {
     net::io_context io;
     tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));

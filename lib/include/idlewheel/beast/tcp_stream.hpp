@@ -776,7 +776,7 @@ private:
                       "idlewheel::beast::tcp_stream: a stream typed on net::io_context::executor_type cannot take a "
                       "socket accepted on a wheel_pool shard's strand: make the coroutines' executor_type a strand, "
                       "idlewheel::wheel_pool::executor_type (net::strand<net::io_context::executor_type>), and co_spawn "
-                      "the listener on net::make_strand(ioc) (docs/beast.md, \"Coroutine servers\")");
+                      "the listener on net::make_strand(ioc) (docs/beast_coroutines.md)");
         std::abort();
     }
     static Wheel& wheel_of(const executor_type& ex);

@@ -138,7 +138,7 @@ bool called_off(const Executor& ex) noexcept {
                            "session's: hand the socket over and start from the session's own strand, "
                            "net::dispatch(stream.get_executor(), ...)), or a coroutine runs on the io_context "
                            "itself (co_spawn the session on its shard's executor: "
-                           "co_spawn(shard.get_executor(), session(...)), as docs/beast.md \"Coroutine servers\" "
+                           "co_spawn(shard.get_executor(), session(...)), as docs/beast_coroutines.md "
                            "shows), or a completion handler was bound to another executor"
                          : "Give each io_context its own wheel (or pool), and call a wheel from its own io_context's "
                            "handlers only");

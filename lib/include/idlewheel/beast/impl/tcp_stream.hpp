@@ -23,7 +23,7 @@ Wheel& basic_tcp_stream<Wheel, Executor>::wheel_of(const executor_type& ex) {
                 "idlewheel::beast::tcp_stream: a wheel_pool is registered for this io_context, but the stream's "
                 "executor is not one of its shards' strands: accept or build the socket on a shard's executor, "
                 "pool.next().get_executor() (where Beast's examples call net::make_strand(ioc)); a coroutine "
-                "session accepts on it and is co_spawned on it (docs/beast.md \"Coroutine servers\"); or pass "
+                "session accepts on it and is co_spawned on it (docs/beast_coroutines.md); or pass "
                 "the wheel to the constructor");
         }
         if (found.wheel != nullptr) return *found.wheel;
