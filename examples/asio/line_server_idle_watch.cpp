@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
         server srv{wheel, {}, {}, idle / 2, idle / 2, {}, {}};
         srv.idle.reader = idle;  // idlewheel (C++17: member by member)
         srv.heartbeat.ping_interval = idle / 8;
-        srv.heartbeat.pong_timeout = idle / 8;
+        srv.heartbeat.pong_timeout = idle / 4;
 
         tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), port});
         accept(acceptor, srv);

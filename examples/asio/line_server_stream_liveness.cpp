@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
         options.handshake_timeout = idle / 2;
         options.idle_timeout = idle;
         options.ping_interval = idle / 8;
-        options.pong_timeout = idle / 8;
+        options.pong_timeout = idle / 4;
         const liveness_config config(wheel, &session::socket, options, &stats,
                                      idlewheel::bind_member<&session::on_liveness>());  // idlewheel
 
