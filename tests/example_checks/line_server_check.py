@@ -22,14 +22,16 @@ loopback, three clients of each kind:
 With --bye (servers whose session parts with a line) the idle clients must get "BYE idle"
 last, and the dead ones must not. Lower bounds take no slack (each is measured from before the
 client's own send or connect); upper bounds take SLACK (2 s + T), but the dead clients' (T: a
-margin of 5/8 T). The server must be alive at the end and its stderr clean; then SIGTERM must
-end it with status 0 (it closes every session), its last line the counts: idle 3, dead peers
+margin of 5/8 T). The server must be alive at the end and its stderr clean; then, with one
+client logged in and still connected, SIGTERM must end it with status 0 (it closes every
+session: the client sees the end), its last line the counts: idle 3, dead peers
 3, login timeouts 6. Exit 0 if every check passed.
 """
 
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -222,11 +224,24 @@ def run():
         asyncio.run(main(port))
         check(proc.poll() is None, f"server died during the run (exit {proc.returncode})")
         if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                check(False, "server still running 10 s after SIGTERM")
+            # One session still open at SIGTERM: the server must end it, then exit.
+            with socket.create_connection((clients.LOOPBACK, port), timeout=SLACK) as lingering:
+                lingering.sendall(b"HELLO\n")
+                check(lingering.recv(8) == b"WELCOME\n", "lingering: no WELCOME")
+                os.kill(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    check(False, "server still running 10 s after SIGTERM")
+                got = b""
+                try:
+                    while chunk := lingering.recv(100):
+                        got += chunk
+                except ConnectionResetError:
+                    pass
+                except socket.timeout:
+                    check(False, f"lingering: no end within {SLACK}s of SIGTERM")
+                check(got.replace(b"PING\n", b"") == b"", f"lingering: got {got!r}, expected the end (PINGs at most)")
         if proc.returncode is not None:
             check(proc.returncode == 0, f"server exited with {proc.returncode} after SIGTERM")
             counts = proc.stdout.read().strip()
