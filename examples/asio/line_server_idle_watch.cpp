@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
     try {
         net::io_context io(1);
         idlewheel::wheel_timer wheel(io);  // idlewheel: one for every session of this thread
-        server srv{wheel, {}, {}, idle / 2, idle / 2, {}, {}};
+        server srv{wheel, {}, {}, idle / 2, idle / 2, {}, {}};  // login and close: half the idle time
         srv.idle.reader = idle;  // idlewheel (C++17: member by member)
         srv.heartbeat.ping_interval = idle / 8;
         srv.heartbeat.pong_timeout = idle / 4;
