@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -59,7 +60,7 @@ public:
         : socket_(std::move(socket)),
           srv_(srv),
           deadline_(srv.wheel, idlewheel::bind_member<&session::drop>(this), idlewheel::error::handshake_timeout,
-                    &srv.stats),                                                                   // idlewheel
+                    &srv.stats),                                                                    // idlewheel
           idle_(srv.wheel, idlewheel::bind_member<&session::on_idle>(this), srv.idle, &srv.stats),  // idlewheel
           heartbeat_(srv.wheel, idlewheel::bind_member<&session::on_heartbeat>(this), srv.heartbeat,
                      &srv.stats) {  // idlewheel
@@ -128,12 +129,15 @@ private:
     }
 
     void write_first() {
-        net::async_write(socket_, net::buffer(outbox_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
-            if (ec) return self->drop();
-            self->outbox_.pop_front();
-            if (!self->outbox_.empty()) return self->write_first();
-            if (self->parting_) self->socket_.shutdown(tcp::socket::shutdown_send, ec);  // "BYE idle" is out
-        });
+        net::async_write(socket_, net::buffer(outbox_.front()),
+                         [self = shared_from_this()](error_code ec, std::size_t) { self->on_written(ec); });
+    }
+
+    void on_written(error_code ec) {
+        if (ec) return drop();
+        outbox_.pop_front();
+        if (!outbox_.empty()) return write_first();
+        if (parting_) socket_.shutdown(tcp::socket::shutdown_send, ec);  // "BYE idle" is out
     }
 
     tcp::socket socket_;
@@ -165,7 +169,8 @@ int main(int argc, char** argv) {
     try {
         net::io_context io(1);
         idlewheel::wheel_timer wheel(io);  // idlewheel: one for every session of this thread
-        server srv{wheel, {}, {}, idle / 2, idle / 2, {}, {}};  // login and close: half the idle time
+        // login and close: half the idle time
+        server srv{wheel, {}, {}, idle / 2, idle / 2, {}, {}};
         srv.idle.reader = idle;  // idlewheel (C++17: member by member)
         srv.heartbeat.ping_interval = idle / 8;
         srv.heartbeat.pong_timeout = idle / 4;
@@ -180,11 +185,10 @@ int main(int argc, char** argv) {
         std::printf("listening on port %u\n", static_cast<unsigned>(acceptor.local_endpoint().port()));
         std::fflush(stdout);
         io.run();
-        const idlewheel::liveness_stats& s = srv.stats;
+        const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
         std::printf("idle %llu, dead peers %llu, login timeouts %llu, close timeouts %llu, pings %llu\n",
-                    static_cast<unsigned long long>(s.reader_idle), static_cast<unsigned long long>(s.dead_peers),
-                    static_cast<unsigned long long>(s.handshake_timeouts),
-                    static_cast<unsigned long long>(s.close_timeouts), static_cast<unsigned long long>(s.pings_sent));
+                    n(srv.stats.reader_idle), n(srv.stats.dead_peers), n(srv.stats.handshake_timeouts),
+                    n(srv.stats.close_timeouts), n(srv.stats.pings_sent));
         return EXIT_SUCCESS;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "line_server_idle_watch: %s\n", e.what());

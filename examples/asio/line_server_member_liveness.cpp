@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -103,12 +104,15 @@ private:
     }
 
     void write_first() {
-        net::async_write(socket_, net::buffer(outbox_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
-            if (ec) return self->drop();
-            self->outbox_.pop_front();
-            if (!self->outbox_.empty()) return self->write_first();
-            if (self->parting_) self->socket_.shutdown(tcp::socket::shutdown_send, ec);  // "BYE idle" is out
-        });
+        net::async_write(socket_, net::buffer(outbox_.front()),
+                         [self = shared_from_this()](error_code ec, std::size_t) { self->on_written(ec); });
+    }
+
+    void on_written(error_code ec) {
+        if (ec) return drop();
+        outbox_.pop_front();
+        if (!outbox_.empty()) return write_first();
+        if (parting_) socket_.shutdown(tcp::socket::shutdown_send, ec);  // "BYE idle" is out
     }
 
     tcp::socket socket_;
@@ -136,15 +140,16 @@ int main(int argc, char** argv) {
     const std::chrono::milliseconds idle(argc > 2 ? std::strtol(argv[2], nullptr, 10) : 60000);
     try {
         net::io_context io(1);
-        idlewheel::wheel_timer wheel(io);  // idlewheel: one for every session of this thread
-        idlewheel::liveness_stats stats;   // idlewheel: outcomes by cause
+        idlewheel::wheel_timer wheel(io);             // idlewheel: one for every session of this thread
+        idlewheel::liveness_stats stats;              // idlewheel: outcomes by cause
         idlewheel::session_liveness_options options;  // idlewheel (C++17: member by member)
         options.handshake_timeout = idle / 2;
         options.idle_timeout = idle;
         options.ping_interval = idle / 8;
         options.pong_timeout = idle / 4;
         options.close_timeout = idle / 2;
-        const liveness_config config(wheel, options, idlewheel::bind_member<&session::on_liveness>(), &stats);  // idlewheel
+        // idlewheel: what every session shares; the hook is the session's member function.
+        const liveness_config config(wheel, options, idlewheel::bind_member<&session::on_liveness>(), &stats);
 
         std::set<session*> sessions;
         tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), port});
@@ -157,11 +162,10 @@ int main(int argc, char** argv) {
         std::printf("listening on port %u\n", static_cast<unsigned>(acceptor.local_endpoint().port()));
         std::fflush(stdout);
         io.run();
+        const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
         std::printf("idle %llu, dead peers %llu, login timeouts %llu, close timeouts %llu, pings %llu\n",
-                    static_cast<unsigned long long>(stats.reader_idle), static_cast<unsigned long long>(stats.dead_peers),
-                    static_cast<unsigned long long>(stats.handshake_timeouts),
-                    static_cast<unsigned long long>(stats.close_timeouts),
-                    static_cast<unsigned long long>(stats.pings_sent));
+                    n(stats.reader_idle), n(stats.dead_peers), n(stats.handshake_timeouts), n(stats.close_timeouts),
+                    n(stats.pings_sent));
         return EXIT_SUCCESS;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "line_server_member_liveness: %s\n", e.what());

@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -77,7 +78,7 @@ private:
             if (line != "HELLO" || !live.accepted(ec)) return live.drop();  // idlewheel: false if too late
             send("WELCOME");
         } else if (line == "PONG") {
-            live.on_inbound();  // idlewheel: the peer is alive (a store)
+            live.on_inbound();          // idlewheel: the peer is alive (a store)
         } else if (live.on_read(ec)) {  // idlewheel: a message: not idle (a store)
             send(line);
         }
@@ -90,11 +91,14 @@ private:
     }
 
     void write_first() {
-        net::async_write(socket, net::buffer(outbox_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
-            if (ec) return self->live.drop();  // idlewheel: closes the socket, no more events
-            self->outbox_.pop_front();
-            if (!self->outbox_.empty()) self->write_first();
-        });
+        net::async_write(socket, net::buffer(outbox_.front()),
+                         [self = shared_from_this()](error_code ec, std::size_t) { self->on_written(ec); });
+    }
+
+    void on_written(error_code ec) {
+        if (ec) return live.drop();  // idlewheel: closes the socket, no more events
+        outbox_.pop_front();
+        if (!outbox_.empty()) return write_first();
     }
 
     std::set<session*>& all_;
@@ -119,8 +123,8 @@ int main(int argc, char** argv) {
     const std::chrono::milliseconds idle(argc > 2 ? std::strtol(argv[2], nullptr, 10) : 60000);
     try {
         net::io_context io(1);
-        idlewheel::wheel_timer wheel(io);  // idlewheel: one for every session of this thread
-        idlewheel::liveness_stats stats;   // idlewheel: outcomes by cause
+        idlewheel::wheel_timer wheel(io);             // idlewheel: one for every session of this thread
+        idlewheel::liveness_stats stats;              // idlewheel: outcomes by cause
         idlewheel::session_liveness_options options;  // idlewheel (C++17: member by member)
         options.handshake_timeout = idle / 2;
         options.idle_timeout = idle;
@@ -140,10 +144,9 @@ int main(int argc, char** argv) {
         std::printf("listening on port %u\n", static_cast<unsigned>(acceptor.local_endpoint().port()));
         std::fflush(stdout);
         io.run();
-        std::printf("idle %llu, dead peers %llu, login timeouts %llu, pings %llu\n",
-                    static_cast<unsigned long long>(stats.reader_idle), static_cast<unsigned long long>(stats.dead_peers),
-                    static_cast<unsigned long long>(stats.handshake_timeouts),
-                    static_cast<unsigned long long>(stats.pings_sent));
+        const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+        std::printf("idle %llu, dead peers %llu, login timeouts %llu, pings %llu\n", n(stats.reader_idle),
+                    n(stats.dead_peers), n(stats.handshake_timeouts), n(stats.pings_sent));
         return EXIT_SUCCESS;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "line_server_stream_liveness: %s\n", e.what());
