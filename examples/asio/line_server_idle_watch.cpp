@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,7 @@
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using boost::system::error_code;
+constexpr std::size_t max_line = 4096;  // a longer line ends the session
 
 class session;
 
@@ -99,7 +101,7 @@ private:
     }
 
     void read_line() {
-        net::async_read_until(socket_, net::dynamic_buffer(input_), '\n',
+        net::async_read_until(socket_, net::dynamic_buffer(input_, max_line), '\n',
                               [self = shared_from_this()](error_code ec, std::size_t n) { self->on_line(ec, n); });
     }
 

@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,7 @@
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using boost::system::error_code;
+constexpr std::size_t max_line = 4096;  // a longer line ends the session
 
 class session;
 using liveness_config = idlewheel::member_liveness_config<session>;  // idlewheel
@@ -75,7 +77,7 @@ public:
 
 private:
     void read_line() {
-        net::async_read_until(socket_, net::dynamic_buffer(input_), '\n',
+        net::async_read_until(socket_, net::dynamic_buffer(input_, max_line), '\n',
                               [self = shared_from_this()](error_code ec, std::size_t n) { self->on_line(ec, n); });
     }
 

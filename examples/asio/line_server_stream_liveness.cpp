@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,7 @@
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using boost::system::error_code;
+constexpr std::size_t max_line = 4096;  // a longer line ends the session
 
 struct session;
 using liveness_config = idlewheel::stream_liveness_config<session>;  // idlewheel
@@ -66,7 +68,7 @@ struct session : std::enable_shared_from_this<session> {
 
 private:
     void read_line() {
-        net::async_read_until(socket, net::dynamic_buffer(input_), '\n',
+        net::async_read_until(socket, net::dynamic_buffer(input_, max_line), '\n',
                               [self = shared_from_this()](error_code ec, std::size_t n) { self->on_line(ec, n); });
     }
 
