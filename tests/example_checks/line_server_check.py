@@ -12,6 +12,8 @@ loopback, three clients of each kind:
   - silent: connects, sends nothing: closed at H (the login deadline), never before;
   - trickling: a byte every T/10, never a newline: closed at H too (bytes do not extend it);
   - wrong login: "HI": closed at once;
+  - overlong: logs in, then sends 8192 bytes without a newline: closed at once (a line is at
+    most 4096 bytes), long before T;
   - idle: logs in, then only answers each PING with a PONG: every PING no sooner than P after
     its last byte (the heartbeat sent), at least 3 of them; closed at T (a PONG is a sign of
     life, not a message), never before;
@@ -108,6 +110,19 @@ async def wrong_login(port, i):
         line = await readline(reader, SLACK)
         check(line == "", f"wrong login {i}: {line!r} after HI, expected the end (within {SLACK:.1f}s)")
         note("wrong login", time.monotonic() - t0)
+    finally:
+        writer.close()
+
+
+async def overlong(port, i):
+    reader, writer, _ = await login(port, f"overlong {i}")
+    try:
+        t0 = time.monotonic()
+        writer.write(b"x" * 8192)  # no newline: past the servers' 4096-byte line
+        await writer.drain()
+        line = await readline(reader, T / 2)
+        check(line == "", f"overlong {i}: {line!r} within {T / 2}s of an 8192-byte line, expected the end")
+        note("overlong", time.monotonic() - t0)
     finally:
         writer.close()
 
@@ -209,7 +224,7 @@ async def active(port, i):
 
 async def main(port):
     named = []
-    for kind in (silent, trickle, wrong_login, idle, dead, active):
+    for kind in (silent, trickle, wrong_login, overlong, idle, dead, active):
         named += [(f"{kind.__name__} {i}", kind(port, i)) for i in range(3)]
     for name, e in await clients.failed_tasks(named):
         check(False, f"{name}: {e!r}")
