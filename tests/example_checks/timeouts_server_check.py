@@ -61,20 +61,8 @@ async def silent(port, i):
 
 
 async def trickle(port, i):
-    loop = asyncio.get_running_loop()
-    t0 = time.monotonic()
-    s = await clients.raw_connect(port, SLACK)
-    try:
-        reader = asyncio.ensure_future(clients.read_to_eof(s, T + SLACK))
-        while not reader.done() and time.monotonic() - t0 < T + SLACK:
-            try:
-                await loop.sock_sendall(s, b"x")
-            except OSError:
-                break
-            await asyncio.wait([reader], timeout=T / 10)
-        cut("trickle", time.monotonic() - t0, await reader)
-    finally:
-        s.close()
+    took, got = await clients.trickle_until_closed(port, b"x", T / 10, T + SLACK)
+    cut("trickle", took, got)
 
 
 async def open_lines(port):

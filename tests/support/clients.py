@@ -84,6 +84,10 @@ Clients (the timeouts are the caller's: each is an upper bound, seconds):
   stream_read_to_eof(reader, limit)
                              the same on an asyncio StreamReader (plain or TLS): an abrupt end of
                              TLS counts as the end.
+  trickle_until_closed(port, data, period, limit)
+                             (async) connects and sends `data` every `period` s (a line never
+                             finished) until the server closes or `limit` s pass: (seconds from
+                             before the connect to the end, read_to_eof's result: None if no end).
   failed_tasks(named)        (async) runs [(name, coroutine)] at once: [(name, exception)] of
                              those that raised.
 
@@ -399,6 +403,24 @@ async def stream_read_to_eof(reader, limit):
         return None
     except (OSError, EOFError):  # a reset, an abrupt end of TLS (ssl.SSLError is an OSError)
         return data
+
+
+async def trickle_until_closed(port, data, period, limit):
+    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    s = await raw_connect(port, limit)
+    try:
+        reader = asyncio.ensure_future(read_to_eof(s, limit))
+        while not reader.done() and time.monotonic() - t0 < limit:
+            try:
+                await loop.sock_sendall(s, data)
+            except OSError:
+                break
+            await asyncio.wait([reader], timeout=period)
+        got = await reader
+        return time.monotonic() - t0, got
+    finally:
+        s.close()
 
 
 async def failed_tasks(named):
