@@ -163,7 +163,10 @@ private:
  * machine under idlewheel/beast/websocket_liveness.hpp (WebSocket) and
  * idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone Asio
  * too. member_liveness (idlewheel/member_liveness.hpp, which this header includes) calls a
- * member function of the session that holds it.
+ * member function of the session that holds it. Its rules (the phases below and what each
+ * decides) are written once, in core/liveness_rules.hpp, and shared with the one-line
+ * WebSocket timeouts of idlewheel::beast::set_option(ws, timeout), which run them with
+ * Beast's times on the tcp_stream.
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *
