@@ -16,7 +16,8 @@
 // phase, where silence is idleness and messages are activity. The parts:
 // test_beast_websocket_liveness_handshake.cpp (the handshake deadline, handshake_step(),
 // Beast's own timeouts), _heartbeat.cpp (pings and pongs), _close.cpp (the close and stop())
-// and _registration.cpp (use_websocket_liveness).
+// and _registration.cpp (use_websocket_liveness). First, its size against the figures the
+// docs state.
 
 #include "support/net.hpp"
 #include "support/ws_echo_server.hpp"
@@ -24,9 +25,13 @@
 #define BOOST_TEST_MODULE test_beast_websocket_liveness
 #include <boost/test/unit_test.hpp>
 
+#include "support/doc_figures.hpp"
 #include "support/websocket_liveness_scene.hpp"
 
 #include <chrono>
+#include <cstddef>
+#include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -58,7 +63,31 @@ void silent_client_is_closed_for_idleness(idlewheel::idle_kind kind) {
     BOOST_TEST(server.stop());
 }
 
+struct sized_session : std::enable_shared_from_this<sized_session> {};
+
 }  // namespace
+
+// The whole liveness of a session in one member of 64 bytes or less, as its contract says,
+// and each "websocket_liveness<...> live; // N bytes" the docs show is its size: a field
+// added to it fails here until the docs say so.
+BOOST_AUTO_TEST_CASE(its_size_is_the_figure_the_docs_state) {
+    constexpr std::size_t size = sizeof(idlewheel::beast::websocket_liveness<sized_session>);
+    static_assert(size <= 64);
+    BOOST_TEST_MESSAGE("sizeof(websocket_liveness) = " << size);
+    const auto at_most = idlewheel::test::doc_figures(std::regex(R"(in one member of (\d+) bytes or less)"));
+    BOOST_TEST(at_most.size() >= 1U);  // websocket_liveness.hpp's contract
+    for (const auto& f : at_most) {
+        BOOST_TEST_MESSAGE(f.file << " states at most " << f.value << " bytes");
+        BOOST_TEST_INFO(f.file);
+        BOOST_TEST(size <= static_cast<std::size_t>(f.value));
+    }
+    const auto shown = idlewheel::test::doc_figures(std::regex(R"(websocket_liveness<[^;]*> live_?; // (?:idlewheel: )?(\d+) bytes)"));
+    for (const auto& f : shown) {
+        BOOST_TEST_MESSAGE(f.file << " states " << f.value << " bytes");
+        BOOST_TEST_INFO(f.file);
+        BOOST_TEST(size == static_cast<std::size_t>(f.value));
+    }
+}
 
 // A silent client is closed with 1000 "idle timeout", not before the idle time.
 BOOST_AUTO_TEST_CASE_TEMPLATE(silent_client_closed_by_reader_idle, Server, servers) {

@@ -13,7 +13,8 @@
 //  - Beast's own timer left off; Beast's option set after ours caught (in a child);
 //  - the session destroyed in its read handler while the stream's own ping is still being
 //    written (the write's completion must not read the destroyed stream);
-//  - a timeout with no operation pending reported by the next operation (Beast's timed_out).
+//  - a timeout with no operation pending reported by the next operation (Beast's timed_out);
+//  - the size of the state they add to the stream, and the figure the docs state for it.
 
 #include <idlewheel/beast/websocket_timeout.hpp>
 
@@ -23,6 +24,7 @@
 #define BOOST_TEST_MODULE test_beast_websocket_timeout
 #include <boost/test/unit_test.hpp>
 
+#include "support/doc_figures.hpp"
 #include "support/in_child.hpp"  // after Boost.Test
 
 #include <boost/asio/write.hpp>
@@ -34,9 +36,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -341,4 +345,25 @@ BOOST_AUTO_TEST_CASE(beasts_option_set_after_ours_is_caught_at_the_handshakes_en
 #else
     BOOST_TEST(!caught.aborted, caught.err);
 #endif
+}
+
+// The state the one-line timeouts add to a tcp_stream has the size its documented constant
+// says (on a 64-bit target), and every figure the docs give for it is that size: a field
+// added to the state fails here until the constant and the docs say so.
+BOOST_AUTO_TEST_CASE(the_states_size_is_the_figure_the_docs_state) {
+    using stream = idlewheel::beast::tcp_stream;
+    constexpr std::size_t measured = idlewheel::beast::detail::websocket_timeout_access<stream>::state_size;
+    BOOST_TEST_MESSAGE("sizeof(the WebSocket timeouts' state) = " << measured);
+    if constexpr (sizeof(void*) == 8) BOOST_TEST(measured == stream::websocket_state_size);
+    // "the tcp_stream below it (56 bytes of its state, ...)", "the `tcp_stream` under it (56 bytes, ...)"
+    const std::regex figure(R"(tcp_stream`? (?:below|under) it \((\d+) bytes)");
+    const auto found = idlewheel::test::doc_figures(figure);
+    int in_headers = 0;
+    for (const auto& f : found) {
+        BOOST_TEST_MESSAGE(f.file << " states " << f.value << " bytes");
+        BOOST_TEST_INFO(f.file);
+        BOOST_TEST(static_cast<std::size_t>(f.value) == stream::websocket_state_size);
+        if (f.file.rfind("lib/include/", 0) == 0) ++in_headers;
+    }
+    BOOST_TEST(in_headers >= 1);  // websocket_timeout.hpp's contract states it
 }

@@ -13,6 +13,7 @@
 #include <idlewheel/callback.hpp>
 #include <idlewheel/core/activity_epochs.hpp>
 #include <idlewheel/core/duration_math.hpp>
+#include <idlewheel/core/liveness_rules.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/core/timer_entry.hpp>
@@ -162,7 +163,10 @@ private:
  * machine under idlewheel/beast/websocket_liveness.hpp (WebSocket) and
  * idlewheel/stream_liveness.hpp (raw TCP); it knows no socket and works with standalone Asio
  * too. member_liveness (idlewheel/member_liveness.hpp, which this header includes) calls a
- * member function of the session that holds it.
+ * member function of the session that holds it. Its rules (the phases below and what each
+ * decides) are written once, in core/liveness_rules.hpp, and shared with the one-line
+ * WebSocket timeouts of idlewheel::beast::set_option(ws, timeout), which run them with
+ * Beast's times on the tcp_stream.
  *
  * @tparam Wheel the wheel type (a basic_wheel_timer).
  *
@@ -366,6 +370,15 @@ private:
 
     static constexpr std::uint64_t never = ~std::uint64_t{0};
 
+    // The phase as the rules (core/liveness_rules.hpp) name it: the same values.
+    [[nodiscard]] detail::liveness_phase core_phase() const noexcept {
+        return static_cast<detail::liveness_phase>(phase_);
+    }
+    // The config's times in units (never: off), with this session's jitter offset.
+    [[nodiscard]] detail::liveness_rules<std::uint64_t> rules() const noexcept;
+    // The state resolved to times for one look (settles the activity fields it reads).
+    [[nodiscard]] detail::liveness_look<std::uint64_t> look(duration now, std::uint64_t now_u) noexcept;
+
     // When to look next, in units (never: nothing to watch).
     [[nodiscard]] std::uint64_t next_check(duration now) noexcept;
 
@@ -391,6 +404,28 @@ private:
     std::uint8_t flags_ = 0;
     std::uint8_t verdict_ = 0;  // 1 + liveness_event, 0 for none
 };
+
+// The rules' phases and steps (core/liveness_rules.hpp) are this object's phases and events,
+// value for value: the object converts them with a cast.
+namespace detail {
+template <class Phase>
+[[nodiscard]] constexpr bool same_values(Phase a, liveness_phase b) noexcept {
+    return static_cast<unsigned>(a) == static_cast<unsigned>(b);
+}
+[[nodiscard]] constexpr bool same_values(liveness_event a, liveness_step b) noexcept {
+    return static_cast<unsigned>(a) + 1U == static_cast<unsigned>(b);
+}
+}  // namespace detail
+static_assert(detail::same_values(basic_session_liveness<wheel_timer>::phase::stopped, detail::liveness_phase::stopped) &&
+              detail::same_values(basic_session_liveness<wheel_timer>::phase::handshake, detail::liveness_phase::handshake) &&
+              detail::same_values(basic_session_liveness<wheel_timer>::phase::open, detail::liveness_phase::open) &&
+              detail::same_values(basic_session_liveness<wheel_timer>::phase::closing, detail::liveness_phase::closing) &&
+              detail::same_values(basic_session_liveness<wheel_timer>::phase::ended, detail::liveness_phase::ended));
+static_assert(detail::same_values(liveness_event::send_ping, detail::liveness_step::send_ping) &&
+              detail::same_values(liveness_event::idle, detail::liveness_step::idle) &&
+              detail::same_values(liveness_event::dead_peer, detail::liveness_step::dead_peer) &&
+              detail::same_values(liveness_event::handshake_timeout, detail::liveness_step::handshake_timeout) &&
+              detail::same_values(liveness_event::close_timeout, detail::liveness_step::close_timeout));
 
 /// The session liveness config for idlewheel::wheel_timer (steady_clock).
 using session_liveness_config = basic_session_liveness_config<wheel_timer>;

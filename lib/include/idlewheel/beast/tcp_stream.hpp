@@ -13,6 +13,7 @@
 
 #include <idlewheel/core/check_config.hpp>
 #include <idlewheel/core/duration_math.hpp>
+#include <idlewheel/core/liveness_rules.hpp>
 #include <idlewheel/detail/executor_check.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 #include <idlewheel/session_liveness.hpp>  // liveness_event: the WebSocket timeouts' verdicts
@@ -430,6 +431,12 @@ public:
     /// What boost::asio::ssl::stream asks of its next layer (as of Beast's stream): the socket.
     using lowest_layer_type = socket_type;
 
+    /// The bytes of the stream's state for the one-line WebSocket timeouts
+    /// (idlewheel::beast::set_option(ws, timeout)) on a 64-bit target: the figure the docs
+    /// state. Held to the state's sizeof by a static_assert here and by
+    /// tests/test_beast_websocket_timeout.cpp, which also checks the figure in the docs.
+    static constexpr std::size_t websocket_state_size = 56;
+
     /// The stream type on another executor (Beast's and Asio's rebind_executor): what the
     /// coroutine examples spell
     /// `tcp_stream::rebind_executor<net::use_awaitable_t<>::executor_with_default<net::any_io_executor>>::other`,
@@ -788,8 +795,10 @@ private:
     void abandon(std::uint8_t ops) noexcept;
 
     // The WebSocket timeouts (websocket_timeout.hpp): Beast's handshake deadline, idle timeout
-    // with keep-alive pings and close bound, on this stream's node. 56 bytes.
-    enum : std::uint8_t { ws_off, ws_handshake, ws_open, ws_closing, ws_ended };
+    // with keep-alive pings and close bound, on this stream's node. Their rules are
+    // session_liveness's (core/liveness_rules.hpp: the phases, and decide() at every look);
+    // this state keeps Beast's two durations and what a look resolves (websocket_state_size).
+    using ws_phase = idlewheel::detail::liveness_phase;
     static constexpr std::uint8_t ws_pings = 1;        // keep-alive pings (Beast's keep_alive_pings)
     static constexpr std::uint8_t ws_awaiting = 2;     // a ping was sent (or due) at `since`: an answer awaited
     static constexpr std::uint8_t ws_ping_write = 4;   // the ping's write is pending on the socket
@@ -805,12 +814,20 @@ private:
         duration since{};                                   // elapsed: the phase began, or the ping was sent
         duration handshake = duration::max();               // Beast's handshake_timeout (also bounds the close)
         duration idle = duration::max();                    // Beast's idle_timeout
-        std::uint8_t phase = ws_off;
+        ws_phase phase = ws_phase::stopped;                 // stopped: not watching
         std::uint8_t flags = 0;
         std::uint8_t verdict = 0;  // 0, or 1 + liveness_event
     };
+    static_assert(sizeof(void*) != 8 || sizeof(ws_timeouts) == websocket_state_size,
+                  "idlewheel::beast::tcp_stream: the WebSocket timeouts' state changed size: update "
+                  "websocket_state_size and the figures the docs state (tests/test_beast_websocket_timeout.cpp)");
 
-    [[nodiscard]] bool ws_watching() const noexcept { return ws_.phase != ws_off && ws_.phase != ws_ended; }
+    [[nodiscard]] bool ws_watching() const noexcept {
+        return ws_.phase != ws_phase::stopped && ws_.phase != ws_phase::ended;
+    }
+    // Beast's times as the rules: the handshake timeout bounds the close too; with keep-alive
+    // pings, a ping after idle / 2 of silence and idle / 2 for its answer, else idleness.
+    [[nodiscard]] idlewheel::detail::liveness_rules<duration> ws_rules() const noexcept;
     [[nodiscard]] duration elapsed(time_point t) const noexcept { return t - wheel_->time_of(0); }
     [[nodiscard]] time_point at_elapsed(duration e) const noexcept { return wheel_->time_of(0) + e; }
     void ws_start(void* ws, const detail::websocket_binding* fn, duration handshake, duration idle, bool pings);

@@ -224,6 +224,9 @@ private:
  * The whole liveness of one Beast WebSocket session —
  * handshake deadline, idleness, ping/pong, close deadline — in one member of 64 bytes or
  * less, on one wheel entry, with every rule of idlewheel/beast/websocket_helpers.hpp applied for you.
+ * Its rules are session_liveness's, which idlewheel::beast::set_option(ws, timeout) runs
+ * too (core/liveness_rules.hpp): this object is the form that hands the verdicts to the
+ * session, with its own times (a ping interval, a pong timeout, a close timeout).
  *
  * @tparam Session the session type: holds this object as a member, derives from
  * std::enable_shared_from_this<Session>.

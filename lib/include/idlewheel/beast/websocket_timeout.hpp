@@ -19,6 +19,7 @@
 #include <boost/beast/websocket/stream.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <type_traits>
 
@@ -35,6 +36,9 @@ struct websocket_timeout_access {
         };
         s.ws_start(ws, fn, convert(handshake), convert(idle), pings);
     }
+    // The size of the stream's state for these timeouts (Stream::websocket_state_size is its
+    // documented value).
+    static constexpr std::size_t state_size = sizeof(typename Stream::ws_timeouts);
 };
 
 template <class WebSocket>
@@ -74,8 +78,12 @@ auto& timed_layer(WebSocket& ws) noexcept {
  *
  * Nothing else changes: no handler, no session member, no configuration passed around. The
  * websocket::stream's own timer is never armed (its timeout option is set to none here);
- * the deadlines live in the tcp_stream below it (56 bytes of its state, its one wheel node:
- * no allocation, no timer per connection).
+ * the deadlines live in the tcp_stream below it (56 bytes of its state on a 64-bit target,
+ * tcp_stream::websocket_state_size, pinned by a test; its one wheel node: no allocation, no
+ * timer per connection). Their rules are session_liveness's and websocket_liveness's, written
+ * once (core/liveness_rules.hpp), with Beast's times: the close bound is handshake_timeout,
+ * and with keep-alive pings the ping comes after idle_timeout / 2 of silence and its answer
+ * has idle_timeout / 2.
  *
  * @par Semantics (Beast's, boost/beast/websocket/impl/stream_impl.hpp)
  *  - handshake_timeout: the opening handshake (async_accept / async_handshake) must complete

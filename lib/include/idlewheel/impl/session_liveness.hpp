@@ -4,6 +4,7 @@
 
 #include <idlewheel/core/activity_epochs.hpp>
 #include <idlewheel/core/duration_math.hpp>
+#include <idlewheel/core/liveness_rules.hpp>
 #include <idlewheel/detail/jitter.hpp>
 #include <idlewheel/detail/liveness_access.hpp>
 
@@ -54,7 +55,8 @@ template <class Wheel>
 void basic_session_liveness<Wheel>::start_handshake() {
     const duration now = access::elapsed_now(wheel());
     reset(phase::handshake);
-    if (config().handshake_ != 0) deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().handshake_);
+    if (config().handshake_ != 0)
+        deadline_ = static_cast<std::uint32_t>(rules().phase_deadline(detail::liveness_phase::handshake, ceil_units(now)));
     if (config().idle_in_handshake_) read_ = time31(ceil_units(now));
     arm_first(now);
 }
@@ -90,7 +92,8 @@ void basic_session_liveness<Wheel>::on_peer_close() {
 template <class Wheel>
 void basic_session_liveness<Wheel>::on_write_progress() noexcept {
     if (phase_ != phase::closing || config().close_ == 0) return;
-    deadline_ = static_cast<std::uint32_t>(ceil_units(access::elapsed_now(wheel())) + config().close_);
+    deadline_ = static_cast<std::uint32_t>(
+        rules().phase_deadline(detail::liveness_phase::closing, ceil_units(access::elapsed_now(wheel()))));
 }
 
 template <class Wheel>
@@ -184,7 +187,7 @@ void basic_session_liveness<Wheel>::enter_closing(duration now) {
         cancel_entry();
         return;
     }
-    deadline_ = static_cast<std::uint32_t>(ceil_units(now) + config().close_);
+    deadline_ = static_cast<std::uint32_t>(rules().phase_deadline(detail::liveness_phase::closing, ceil_units(now)));
     arm(now, full32(deadline_, floor_units(now)));
 }
 
@@ -213,29 +216,50 @@ void basic_session_liveness<Wheel>::arm(duration now, std::uint64_t at_u) noexce
 }
 
 template <class Wheel>
+auto basic_session_liveness<Wheel>::rules() const noexcept -> detail::liveness_rules<std::uint64_t> {
+    const config_type& c = config();
+    const auto on = [](std::uint32_t u) { return u == 0 ? never : std::uint64_t{u}; };
+    detail::liveness_rules<std::uint64_t> r;
+    r.handshake = on(c.handshake_);
+    r.idle = on(c.idle_);
+    if (c.interval_ != 0) r.ping_after = c.interval_ + offset_units();
+    r.pong = on(c.pong_);
+    r.close = on(c.close_);
+    r.idle_in_handshake = c.idle_in_handshake_;
+    return r;
+}
+
+template <class Wheel>
+auto basic_session_liveness<Wheel>::look(duration now, std::uint64_t now_u) noexcept -> detail::liveness_look<std::uint64_t> {
+    const config_type& c = config();
+    detail::liveness_look<std::uint64_t> l;
+    l.now = now_u;
+    switch (phase_) {
+        case phase::handshake:
+            if (c.handshake_ != 0) l.deadline = full32(deadline_, now_u);
+            if (c.idle_in_handshake_) l.read = settle(read_, now, now_u);
+            break;
+        case phase::closing:
+            if (c.close_ != 0) l.deadline = full32(deadline_, now_u);
+            break;
+        case phase::open:
+            if (c.idle_ != 0) l.read = settle(read_, now, now_u);
+            if (c.interval_ != 0) {
+                l.awaiting = (flags_ & awaiting) != 0;
+                if (l.awaiting) l.deadline = full32(deadline_, now_u);
+                l.heard = settle(heard_, now, now_u);  // while awaiting: the ping's time
+            }
+            break;
+        default: break;
+    }
+    return l;
+}
+
+template <class Wheel>
 std::uint64_t basic_session_liveness<Wheel>::next_check(duration now) noexcept {
     const std::uint64_t now_u = floor_units(now);
-    switch (phase_) {
-        case phase::handshake: {
-            std::uint64_t next = config().handshake_ == 0 ? never : full32(deadline_, now_u);
-            if (config().idle_in_handshake_) next = std::min(next, settle(read_, now, now_u) + config().idle_);
-            return next;
-        }
-        case phase::closing: return config().close_ == 0 ? never : full32(deadline_, now_u);
-        case phase::open: {
-            std::uint64_t next = never;
-            if (config().idle_ != 0) next = settle(read_, now, now_u) + config().idle_;
-            if (config().interval_ != 0) {
-                const std::uint64_t ping_after = config().interval_ + offset_units();
-                if ((flags_ & awaiting) != 0)
-                    next = std::min({next, full32(deadline_, now_u), ceil_units(now) + ping_after});
-                else
-                    next = std::min(next, settle(heard_, now, now_u) + ping_after);
-            }
-            return next;
-        }
-        default: return never;
-    }
+    const auto d = detail::decide(core_phase(), rules(), look(now, now_u));
+    return d.step == detail::liveness_step::wait ? d.next : now_u;  // something due: look at once
 }
 
 template <class Wheel>
@@ -273,46 +297,33 @@ template <class Wheel>
 void basic_session_liveness<Wheel>::check() {
     const duration now = access::wake_elapsed(wheel());
     const std::uint64_t now_u = floor_units(now);
-    const config_type& c = config();
-    if (phase_ == phase::handshake) {
-        // The deadline first: when both are due at one look, it is the verdict.
-        if (c.handshake_ != 0 && now_u >= full32(deadline_, now_u))
-            return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
-        if (c.idle_in_handshake_ && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
-        const std::uint64_t at = next_check(now);  // an early look (the mark horizon), or a read: not yet
-        if (at != never) arm(now, at);
-        return;
-    }
-    if (phase_ == phase::closing) {
-        const std::uint64_t due = full32(deadline_, now_u);
-        if (now_u < due) {  // an early look (the mark horizon): not yet
-            arm(now, due);
+    // A ping is answered by anything heard after it (a mark: it was stored after the ping).
+    if (phase_ == phase::open && (flags_ & awaiting) != 0 && detail::activity_epochs::is_compact_mark(heard_))
+        flags_ &= static_cast<std::uint8_t>(~awaiting);
+    const detail::liveness_rules<std::uint64_t> r = rules();
+    const auto d = detail::decide(core_phase(), r, look(now, now_u));
+    using step = detail::liveness_step;
+    switch (d.step) {
+        case step::wait:  // an early look (the mark horizon), or activity since: not yet
+            if (d.next != never) arm(now, d.next);
             return;
-        }
-        return conclude(liveness_event::close_timeout, &liveness_stats::close_timeouts);
-    }
-    if (phase_ != phase::open) return;
-    if (c.idle_ != 0 && now_u >= settle(read_, now, now_u) + c.idle_) return idle_verdict(now);
-    if (c.interval_ != 0) {
-        if ((flags_ & awaiting) != 0) {
-            if (detail::activity_epochs::is_compact_mark(heard_)) {
-                flags_ &= static_cast<std::uint8_t>(~awaiting);  // answered: anything after the ping
-            } else if (now_u >= full32(deadline_, now_u)) {
-                cancel_entry();
-                return conclude(liveness_event::dead_peer, &liveness_stats::dead_peers);
-            }
-        } else if (now_u >= settle(heard_, now, now_u) + c.interval_ + offset_units()) {
+        case step::send_ping: {
             flags_ |= awaiting;
             const std::uint64_t sent = ceil_units(now);
             heard_ = time31(sent);  // any inbound from now on stores a mark: the answer
-            deadline_ = static_cast<std::uint32_t>(sent + c.pong_);
+            deadline_ = static_cast<std::uint32_t>(r.pong_deadline(sent));
             arm(now, next_check(now));  // before the handler, which may stop or destroy us
-            if (c.stats_ != nullptr) ++c.stats_->pings_sent;
+            if (config().stats_ != nullptr) ++config().stats_->pings_sent;
             return notify(liveness_event::send_ping);
         }
+        case step::idle: return idle_verdict(now);
+        case step::dead_peer:
+            cancel_entry();
+            return conclude(liveness_event::dead_peer, &liveness_stats::dead_peers);
+        case step::handshake_timeout:
+            return conclude(liveness_event::handshake_timeout, &liveness_stats::handshake_timeouts);
+        case step::close_timeout: return conclude(liveness_event::close_timeout, &liveness_stats::close_timeouts);
     }
-    const std::uint64_t at = next_check(now);
-    if (at != never) arm(now, at);
 }
 
 }  // namespace idlewheel

@@ -52,7 +52,7 @@ bool basic_tcp_stream<Wheel, Executor>::begin(std::uint8_t ops, std::uint8_t tim
             // socket and completes with error::timeout, as if by post (a connect is started).
             if (ops == timed && deadline <= clock_type::now()) {
                 close_socket();  // a pending operation of the other direction ends (operation_aborted)
-                if (ws_watching()) ws_.phase = ws_ended;  // Beast's stream fails on its next layer's error
+                if (ws_watching()) ws_.phase = ws_phase::ended;  // Beast's stream fails on its next layer's error
                 if ((pending_ & writing) == 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_ping_write);
                 if (pending_ == 0) {
                     if (node_.pending()) node_.cancel();
@@ -88,8 +88,8 @@ void basic_tcp_stream<Wheel, Executor>::finish(std::uint8_t ops, boost::system::
     timed_ = static_cast<std::uint8_t>(timed_ & ~ops);
     if (ws_watching()) {
         if (ec) {
-            ws_.phase = ws_ended;  // Beast's stream fails on any error of its next layer
-        } else if (ws_.phase == ws_handshake) {
+            ws_.phase = ws_phase::ended;  // Beast's stream fails on any error of its next layer
+        } else if (ws_.phase == ws_phase::handshake) {
             if ((ops & writing) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_write_seen);
             if (bytes != 0 && (ops & reading) != 0) ws_.flags = static_cast<std::uint8_t>(ws_.flags | ws_read_seen);
         } else if (bytes != 0 && (ops & reading) != 0) {
@@ -104,7 +104,7 @@ void basic_tcp_stream<Wheel, Executor>::finish(std::uint8_t ops, boost::system::
     // Beast's timer runs between operations too); during the handshake it leaves as well
     // (Beast may end a handshake itself, a refused upgrade, with nothing failing here) and the
     // next operation puts it back.
-    if (pending_ == 0 && (!ws_watching() || ws_.phase == ws_handshake)) {
+    if (pending_ == 0 && (!ws_watching() || ws_.phase == ws_phase::handshake)) {
         if (node_.pending()) node_.cancel();
         armed_at_ = time_point::max();
     }
@@ -180,7 +180,7 @@ template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::ws_start(void* ws, const detail::websocket_binding* fn, duration handshake,
                                                  duration idle, bool pings) {
     const duration now = elapsed(clock_type::now());
-    const bool reopen = ws_.phase == ws_open || ws_.phase == ws_closing;
+    const bool reopen = ws_.phase == ws_phase::open || ws_.phase == ws_phase::closing;
     ws_.ws = ws;
     ws_.fn = fn;
     ws_.handshake = handshake;
@@ -189,13 +189,13 @@ void basic_tcp_stream<Wheel, Executor>::ws_start(void* ws, const detail::websock
     ws_.verdict = 0;
     if (reopen) {  // set again once open: the new times apply from now
         ws_.activity = idlewheel::detail::liveness_access<Wheel>::activity_mark(*wheel_);
-        if (ws_.phase == ws_closing) ws_.since = now;
+        if (ws_.phase == ws_phase::closing) ws_.since = now;
         if (const time_point next = ws_check(at_elapsed(now)); next != time_point::max())
             arm(next, /*rearm=*/node_.pending());
     } else {
         // The handshake's deadline enters the wheel with its first operation (ws_on_start):
         // a stream with nothing pending stays out of the wheel.
-        ws_.phase = ws_handshake;
+        ws_.phase = ws_phase::handshake;
         ws_.since = now;
     }
 }
@@ -212,7 +212,7 @@ void basic_tcp_stream<Wheel, Executor>::ws_on_start(std::uint8_t direction, std:
         ws_.flags = static_cast<std::uint8_t>((ws_.flags | ws_ping_write) & ~ws_ping_queued);
     }
     const bool open = ws_.fn->is_open(ws_.ws);
-    if (ws_.phase == ws_handshake) {
+    if (ws_.phase == ws_phase::handshake) {
         // Beast reports no closing status: a write on a stream not open, once the handshake
         // has read and written (both roles do both), is a close frame after a handshake that
         // no operation saw end (a close at once after it).
@@ -222,8 +222,8 @@ void basic_tcp_stream<Wheel, Executor>::ws_on_start(std::uint8_t direction, std:
         else if (direction == writing && (ws_.flags & both) == both)
             ws_closing_now(elapsed(clock_type::now()));
         else if (ws_.handshake != duration::max())  // the handshake's deadline, back in the wheel if it left
-            arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
-    } else if (ws_.phase == ws_open) {
+            arm(at_elapsed(ws_rules().phase_deadline(ws_phase::handshake, ws_.since)), /*rearm=*/node_.pending());
+    } else if (ws_.phase == ws_phase::open) {
         if (direction == writing && !open) ws_closing_now(elapsed(clock_type::now()));
     } else if (open) {  // closing, yet open: the guess above was a handshake write after all
         ws_open_now(elapsed(clock_type::now()));
@@ -237,89 +237,93 @@ void basic_tcp_stream<Wheel, Executor>::ws_open_now(duration now) {
         detail::beast_websocket_timeout_too();
 #endif
     }
-    ws_.phase = ws_open;
+    ws_.phase = ws_phase::open;
     ws_.activity = now.count();  // the time itself (exact): the clock was read for this
     ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
-    if (ws_.idle == duration::max()) return;
-    const duration first = (ws_.flags & ws_pings) != 0 ? ws_.idle / 2 : ws_.idle;
-    arm(at_elapsed(idlewheel::detail::saturating_add(now, first)), /*rearm=*/true);
+    // The first look: idleness, or the ping, from now (the rules' answer on a fresh activity).
+    idlewheel::detail::liveness_look<duration> look;
+    look.now = look.read = look.heard = now;
+    const auto first = idlewheel::detail::decide(ws_phase::open, ws_rules(), look);
+    if (first.step == idlewheel::detail::liveness_step::wait && first.next == idlewheel::detail::never<duration>())
+        return;
+    arm(at_elapsed(first.step == idlewheel::detail::liveness_step::wait ? first.next : now), /*rearm=*/true);
 }
 
 template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::ws_closing_now(duration now) {
-    ws_.phase = ws_closing;
+    ws_.phase = ws_phase::closing;
     ws_.since = now;
     if (ws_.handshake == duration::max()) return;
-    arm(at_elapsed(idlewheel::detail::saturating_add(now, ws_.handshake)), /*rearm=*/true);
+    arm(at_elapsed(ws_rules().phase_deadline(ws_phase::closing, now)), /*rearm=*/true);
 }
 
-// The node came due with the timeouts watching: acts on the phase, and returns when to look
-// again (time_point::max(): not at all). A look is never further than the activity marks can
-// be resolved exactly (liveness_access::schedule_check's horizon).
+template <class Wheel, class Executor>
+auto basic_tcp_stream<Wheel, Executor>::ws_rules() const noexcept -> idlewheel::detail::liveness_rules<duration> {
+    idlewheel::detail::liveness_rules<duration> r;  // duration::max() is the rules' never: off
+    r.handshake = r.close = ws_.handshake;
+    if (ws_.idle != duration::max()) {
+        if ((ws_.flags & ws_pings) != 0)
+            r.ping_after = r.pong = ws_.idle / 2;
+        else
+            r.idle = ws_.idle;
+    }
+    return r;
+}
+
+// The node came due with the timeouts watching: Beast's status moves the phase (the handshake
+// is over once Beast reports open, the close has begun once it no longer does), then the
+// rules decide (core/liveness_rules.hpp, as for session_liveness) on what this state
+// resolves to: the last byte from the peer, the phase's start or the ping's time. Returns
+// when to look again (time_point::max(): not at all); a look is never further than the
+// activity marks can be resolved exactly (liveness_access::schedule_check's horizon).
 template <class Wheel, class Executor>
 auto basic_tcp_stream<Wheel, Executor>::ws_check(time_point now_tp) -> time_point {
     using access = idlewheel::detail::liveness_access<Wheel>;
+    using step = idlewheel::detail::liveness_step;
     const duration now = elapsed(now_tp);
     const auto horizon = wheel_->tick() * static_cast<typename duration::rep>(
                                               idlewheel::detail::activity_epochs::max_mark_age());
     const auto at = [&](duration e) {
+        if (e == idlewheel::detail::never<duration>()) return time_point::max();
         return at_elapsed((std::min)(e, idlewheel::detail::saturating_add(now, horizon)));
     };
-    if (ws_.phase != ws_handshake && !socket_.is_open()) {  // closed: Beast's teardown after a clean close, or the session
-        ws_.phase = ws_ended;
+    if (ws_.phase != ws_phase::handshake && !socket_.is_open()) {  // closed: Beast's teardown after a clean close, or the session
+        ws_.phase = ws_phase::ended;
         return time_point::max();
     }
-    switch (ws_.phase) {
-        case ws_handshake:
-            if (ws_.fn->is_open(ws_.ws)) {
-                ws_open_now(now);
-                return ws_check(now_tp);
-            }
-            if (ws_.handshake == duration::max()) return time_point::max();
-            if (now >= idlewheel::detail::saturating_add(ws_.since, ws_.handshake)) {
-                ws_time_out(liveness_event::handshake_timeout);
-                return time_point::max();
-            }
-            return at(ws_.since + ws_.handshake);
-        case ws_open: {
-            if (!ws_.fn->is_open(ws_.ws)) {
-                ws_closing_now(now);
-                return ws_check(now_tp);
-            }
-            if (ws_.idle == duration::max()) return time_point::max();
-            const duration last(access::resolve(*wheel_, ws_.activity, now.count()));
-            ws_.activity = access::settled(*wheel_, ws_.activity);
-            if ((ws_.flags & ws_pings) == 0) {
-                if (now >= idlewheel::detail::saturating_add(last, ws_.idle)) {
-                    ws_time_out(liveness_event::idle);
-                    return time_point::max();
-                }
-                return at(last + ws_.idle);
-            }
-            const duration half = ws_.idle / 2;
-            if ((ws_.flags & ws_awaiting) != 0 && last < ws_.since) {  // no byte since the ping
-                if (now >= idlewheel::detail::saturating_add(ws_.since, half)) {
-                    ws_time_out(liveness_event::dead_peer);
-                    return time_point::max();
-                }
-                return at(ws_.since + half);
-            }
+    if (ws_.phase == ws_phase::handshake && ws_.fn->is_open(ws_.ws))
+        ws_open_now(now);
+    else if (ws_.phase == ws_phase::open && !ws_.fn->is_open(ws_.ws))
+        ws_closing_now(now);
+    const idlewheel::detail::liveness_rules<duration> rules = ws_rules();
+    idlewheel::detail::liveness_look<duration> look;
+    look.now = now;
+    if (ws_.phase == ws_phase::open) {
+        // One activity: any byte from the peer is a message (Beast's reset_idle) and an answer.
+        look.read = look.heard = duration(access::resolve(*wheel_, ws_.activity, now.count()));
+        ws_.activity = access::settled(*wheel_, ws_.activity);
+        if ((ws_.flags & ws_awaiting) != 0 && look.read >= ws_.since)  // a byte since the ping: answered
             ws_.flags = static_cast<std::uint8_t>(ws_.flags & ~ws_awaiting);
-            if (now >= idlewheel::detail::saturating_add(last, half)) {
-                ws_send_ping(now);
-                return at(now + half);
-            }
-            return at(last + half);
+        look.awaiting = (ws_.flags & ws_awaiting) != 0;
+        if (look.awaiting) {
+            look.heard = ws_.since;
+            look.deadline = rules.pong_deadline(ws_.since);
         }
-        case ws_closing:
-            if (ws_.handshake == duration::max()) return time_point::max();
-            if (now >= idlewheel::detail::saturating_add(ws_.since, ws_.handshake)) {
-                ws_time_out(liveness_event::close_timeout);
-                return time_point::max();
-            }
-            return at(ws_.since + ws_.handshake);
-        default: return time_point::max();
+    } else {
+        look.deadline = rules.phase_deadline(ws_.phase, ws_.since);
     }
+    auto decision = idlewheel::detail::decide(ws_.phase, rules, look);
+    if (decision.step == step::send_ping) {
+        ws_send_ping(now);
+        look.awaiting = true;
+        look.heard = now;
+        look.deadline = rules.pong_deadline(now);
+        decision = idlewheel::detail::decide(ws_.phase, rules, look);
+        return at(decision.step == step::wait ? decision.next : now);  // due at once: the next tick
+    }
+    if (decision.step == step::wait) return at(decision.next);
+    ws_time_out(static_cast<liveness_event>(static_cast<unsigned>(decision.step) - 1U));
+    return time_point::max();
 }
 
 // Quiet for idle/2: Beast's idle ping. It is sent only when no write is pending on this stream
@@ -349,7 +353,7 @@ void basic_tcp_stream<Wheel, Executor>::ws_send_ping(duration now) {
 template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::ws_time_out(liveness_event why) noexcept {
     ws_.verdict = static_cast<std::uint8_t>(static_cast<unsigned>(why) + 1U);
-    ws_.phase = ws_ended;
+    ws_.phase = ws_phase::ended;
     const auto directions = static_cast<std::uint8_t>(pending_ & (reading | writing));
     if (directions != 0)
         timed_out_ = static_cast<std::uint8_t>(timed_out_ | directions);
@@ -362,7 +366,7 @@ template <class Wheel, class Executor>
 auto basic_tcp_stream<Wheel, Executor>::release_socket() -> socket_type {
     read_expiry_ = write_expiry_ = time_point::max();
     timed_ = 0;
-    if (ws_watching()) ws_.phase = ws_ended;
+    if (ws_watching()) ws_.phase = ws_phase::ended;
     node_.cancel();
     return std::move(socket_);
 }
@@ -450,15 +454,15 @@ template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::teardown_begin() {
     pending_ = static_cast<std::uint8_t>(pending_ | tearing);
     if (!ws_watching()) return;
-    if (ws_.phase != ws_closing) ws_closing_now(elapsed(clock_type::now()));
+    if (ws_.phase != ws_phase::closing) ws_closing_now(elapsed(clock_type::now()));
     if (ws_.handshake != duration::max())
-        arm(at_elapsed(idlewheel::detail::saturating_add(ws_.since, ws_.handshake)), /*rearm=*/node_.pending());
+        arm(at_elapsed(ws_rules().phase_deadline(ws_phase::closing, ws_.since)), /*rearm=*/node_.pending());
 }
 
 template <class Wheel, class Executor>
 void basic_tcp_stream<Wheel, Executor>::teardown_done(bool completed) noexcept {
     pending_ = static_cast<std::uint8_t>(pending_ & ~tearing);
-    if (completed && ws_watching()) ws_.phase = ws_ended;
+    if (completed && ws_watching()) ws_.phase = ws_phase::ended;
     if (pending_ == 0) {
         if (node_.pending()) node_.cancel();
         armed_at_ = time_point::max();
