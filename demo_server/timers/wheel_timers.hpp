@@ -137,8 +137,8 @@ public:
 // deadline to the end of the first request or of the upgrade, and reader idle beside it, each
 // its own verdict: session_liveness_options::idle_in_handshake); then reader idle between
 // requests, without a heartbeat (an HTTP keep-alive session is never pinged). started(true),
-// after an upgrade, replaces the object with one on the `websocket` config: reader idle and the
-// heartbeat from now. closing() enters (or starts again) the close deadline.
+// after an upgrade, re-binds the object to the `websocket` config (member_liveness::rebind):
+// reader idle and the heartbeat from now. closing() enters (or starts again) the close deadline.
 template <class Session>
 class wheel_web_timers : private wheel_liveness_base<Session> {
     using base = wheel_liveness_base<Session>;
@@ -157,10 +157,7 @@ public:
     void started(bool websocket) {
         // At accept (websocket false) reader idle already runs: the `http` config's idle_in_handshake.
         if (!websocket || base::live_.current() != phase::open) return;
-        const session_config<Session>& c = base::owner().template per_session_type<web_configs<Session>>().websocket;
-        Session& s = base::live_.owner();
-        std::destroy_at(&this->live_);  // unlinks its entry (not running: we are not in its hook)
-        std::construct_at(&this->live_, c, s);
+        base::live_.rebind(base::owner().template per_session_type<web_configs<Session>>().websocket);
         base::live_.start();
     }
     void on_read() noexcept { base::live_.on_read(); }
