@@ -19,7 +19,6 @@
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
-#include <idlewheel/beast/tcp_stream.hpp>
 #include <idlewheel/bind_member.hpp>
 #include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
@@ -181,10 +180,16 @@ static_assert(sizeof(wheel_web_timers<wheel_timers_size_probe>) ==
               sizeof(idlewheel::session_liveness) + sizeof(std::unique_ptr<idlewheel::operation_deadline>));
 
 struct wheel_policy : policy_of<wheel_tcp_timers, wheel_web_timers> {
-    // The HTTP/WebSocket session's transport: the drop-in stream, on the worker's wheel (its
-    // timer_node never enters it: the session sets none of its deadlines, web_session.hpp).
-    using web_stream = idlewheel::beast::tcp_stream;
-    static web_stream make_web_stream(worker& w, asio::ip::tcp::socket s) { return web_stream(w.wheel, std::move(s)); }
+    // The HTTP/WebSocket session's transport: the socket, as under --timers=none and asio.
+    // Decided (issue 45): the session's liveness is its member_liveness above, which keeps
+    // every rule the demo has (web_session.hpp lists what the stream's own deadlines do not
+    // give); idlewheel::beast::tcp_stream here would carry a read and a write deadline, a
+    // timer_node and the one-line WebSocket timeouts' state, all off, 160 bytes per connection
+    // for nothing (248 against the socket's 88), and make this mode's bytes per connection
+    // over --timers=none more than its liveness costs. A server that does use the stream's
+    // deadlines is examples/beast/ (the converted Beast servers).
+    using web_stream = asio::ip::tcp::socket;
+    static web_stream make_web_stream(worker&, asio::ip::tcp::socket s) { return s; }
 };
 
 }  // namespace demo
