@@ -12,10 +12,10 @@
 //    it with its own outcome (closed, the protocol error, message too big), so the session
 //    counts the cause Beast saw, not the timeout's.
 //
-// Transport is the timer policy's stream (Policy::web_stream, timers/*.hpp):
-// idlewheel::beast::tcp_stream under --timers=wheel, the socket under asio (asio_timers.hpp says why) and the
-// bare socket under none. The hooks are a layer over it, not a part of it, because neither
-// stream can give them: the FIN hold keeps a completed read's handler back from the layer
+// Transport is the timer policy's stream (Policy::web_stream, timers/*.hpp): the bare socket in
+// every mode (wheel_timers.hpp and asio_timers.hpp say why), or a tcp_stream (Beast's or
+// idlewheel's) for a policy that wanted one. The hooks are a layer over it, not a part of it,
+// because neither tcp_stream can give them: the FIN hold keeps a completed read's handler back from the layer
 // above, which a stream that reports every completion as it comes (both do, as Beast's
 // contract says) never does; and their teardowns (async_teardown on the stream, found by
 // argument-dependent lookup) report the end of a close, not its start, and have no way to be

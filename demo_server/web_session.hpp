@@ -84,11 +84,11 @@ template <class Policy, bool Tls = false>
 class web_session final : public session_base,
                           public socket_events,
                           public std::enable_shared_from_this<web_session<Policy, Tls>> {
-    // The transport is the timer policy's: idlewheel::beast::tcp_stream under --timers=wheel,
-    // the socket under asio and none (Policy::web_stream, timers/asio_timers.hpp says why). Their own
-    // deadlines (expires_after, and the one-line WebSocket timeouts, idlewheel::beast::set_option)
-    // stay off: the demo's liveness is its policy's (timers_), because it needs what they do not
-    // give: a deadline from accept across the TLS handshake, the request and the upgrade;
+    // The transport is the timer policy's (Policy::web_stream): the socket in every mode
+    // (timers/wheel_timers.hpp and asio_timers.hpp say why). The demo does not use the drop-in
+    // stream's deadlines (expires_after, and the one-line WebSocket timeouts,
+    // idlewheel::beast::set_option): its liveness is its policy's (timers_), because it needs
+    // what they do not give: a deadline from accept across the TLS handshake, the request and the upgrade;
     // reader idle that ends a WebSocket with close 1000 "idle timeout" (theirs drop the
     // connection) and an HTTP keep-alive connection as http_idle; a heartbeat of its own times
     // (--ping-interval, --pong-timeout, --ping-jitter; theirs pings at idle_timeout / 2); a close

@@ -19,7 +19,6 @@
 #include "timers/timer_policy.hpp"
 #include "worker.hpp"
 
-#include <idlewheel/beast/tcp_stream.hpp>
 #include <idlewheel/bind_member.hpp>
 #include <idlewheel/member_liveness.hpp>
 #include <idlewheel/operation_deadline.hpp>
@@ -137,8 +136,8 @@ public:
 // deadline to the end of the first request or of the upgrade, and reader idle beside it, each
 // its own verdict: session_liveness_options::idle_in_handshake); then reader idle between
 // requests, without a heartbeat (an HTTP keep-alive session is never pinged). started(true),
-// after an upgrade, replaces the object with one on the `websocket` config: reader idle and the
-// heartbeat from now. closing() enters (or starts again) the close deadline.
+// after an upgrade, re-binds the object to the `websocket` config (member_liveness::rebind):
+// reader idle and the heartbeat from now. closing() enters (or starts again) the close deadline.
 template <class Session>
 class wheel_web_timers : private wheel_liveness_base<Session> {
     using base = wheel_liveness_base<Session>;
@@ -157,10 +156,7 @@ public:
     void started(bool websocket) {
         // At accept (websocket false) reader idle already runs: the `http` config's idle_in_handshake.
         if (!websocket || base::live_.current() != phase::open) return;
-        const session_config<Session>& c = base::owner().template per_session_type<web_configs<Session>>().websocket;
-        Session& s = base::live_.owner();
-        std::destroy_at(&this->live_);  // unlinks its entry (not running: we are not in its hook)
-        std::construct_at(&this->live_, c, s);
+        base::live_.rebind(base::owner().template per_session_type<web_configs<Session>>().websocket);
         base::live_.start();
     }
     void on_read() noexcept { base::live_.on_read(); }
@@ -184,10 +180,16 @@ static_assert(sizeof(wheel_web_timers<wheel_timers_size_probe>) ==
               sizeof(idlewheel::session_liveness) + sizeof(std::unique_ptr<idlewheel::operation_deadline>));
 
 struct wheel_policy : policy_of<wheel_tcp_timers, wheel_web_timers> {
-    // The HTTP/WebSocket session's transport: the drop-in stream, on the worker's wheel (its
-    // timer_node never enters it: the session sets none of its deadlines, web_session.hpp).
-    using web_stream = idlewheel::beast::tcp_stream;
-    static web_stream make_web_stream(worker& w, asio::ip::tcp::socket s) { return web_stream(w.wheel, std::move(s)); }
+    // The HTTP/WebSocket session's transport: the socket, as under --timers=none and asio.
+    // Decided (issue 45): the session's liveness is its member_liveness above, which keeps
+    // every rule the demo has (web_session.hpp lists what the stream's own deadlines do not
+    // give); idlewheel::beast::tcp_stream here would carry a read and a write deadline, a
+    // timer_node and the one-line WebSocket timeouts' state, all off, 160 bytes per connection
+    // for nothing (248 against the socket's 88), and make this mode's bytes per connection
+    // over --timers=none more than its liveness costs. A server that does use the stream's
+    // deadlines is examples/beast/ (the converted Beast servers).
+    using web_stream = asio::ip::tcp::socket;
+    static web_stream make_web_stream(worker&, asio::ip::tcp::socket s) { return s; }
 };
 
 }  // namespace demo

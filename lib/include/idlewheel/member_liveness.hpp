@@ -90,7 +90,8 @@ private:
 /// A session_liveness that tells a member function of the session holding it, `void
 /// Session::hook(liveness_event)`, with no pointer to the session stored (idlewheel::owner_offset):
 /// for a session that drives its own transport (an HTTP session that upgrades, say) and
-/// applies the outcomes itself. beast::websocket_liveness and stream_liveness do that for you.
+/// applies the outcomes itself; rebind() moves it to another config (HTTP to WebSocket) in
+/// place. beast::websocket_liveness and stream_liveness do that for you.
 template <class Session, class Wheel>
 class member_liveness : public basic_session_liveness<Wheel> {
 public:
@@ -102,6 +103,43 @@ public:
     /// @param owner the session that holds this object.
     member_liveness(const config_type& config, Session& owner) noexcept : basic_session_liveness<Wheel>(config) {
         config.owner_.learn(owner, *this);
+    }
+
+    /**
+     * Re-binds the object to another config of the same Session type, without destroying
+     * it: an HTTP session's liveness moves to its WebSocket config after the upgrade.
+     *
+     * The object becomes what `member_liveness(config, owner())` would be at the same
+     * address: stopped (current() is phase::stopped), with no verdict, no ping awaited,
+     * ping_in_flight() false, no activity, and the jitter offset of `config`. Call start()
+     * or start_handshake() after it to watch the session on `config`'s times from then.
+     *
+     *  - An armed deadline (any phase: handshake, open, closing, a ping awaited) is cancelled
+     *    as by stop(): no event of the old config comes after this call, even one due now
+     *    and not yet run. Its entry leaves the wheel, so the next start counts against
+     *    wheel_options::max_pending like a first start (it may throw error::too_many_pending).
+     *  - Counters: nothing is counted, in either config's liveness_stats. What the old
+     *    config counted stays there; verdicts and pings after the next start count in
+     *    `config`'s.
+     *  - The hook: every event after the next start calls `config`'s hook, on owner() (the
+     *    same session: `config` learns where the object sits in it).
+     *  - Re-binding to the config it is already on is allowed: a stop() that also clears
+     *    the verdict.
+     *
+     * @par Thread safety
+     * On the wheel's executor, like every other call (checked with IDLEWHEEL_CHECK_EXECUTOR).
+     * It may be called from this object's own hook (the object touches nothing after the
+     * hook returns), including to re-bind and start again there.
+     *
+     * @param config the config from now on: of the same Session type (a compile error
+     * otherwise); must be on this object's wheel and outlive the object.
+     * @throws std::invalid_argument if `config` is on another wheel than the current one;
+     * nothing is changed then (the object stays on its config, in its phase, armed or not).
+     */
+    void rebind(const config_type& config) {
+        Session& session = owner();
+        this->rebind_config(config);
+        config.owner_.learn(session, *this);
     }
 
     /// The session that holds this object.

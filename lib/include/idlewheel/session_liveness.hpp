@@ -334,6 +334,15 @@ public:
     /// The config's wheel.
     [[nodiscard]] Wheel& wheel() const noexcept { return *config().wheel_; }
 
+protected:
+    /// For a derived class's re-bind (member_liveness::rebind()): the object as if newly
+    /// constructed on `config` at the same address, stopped. Its entry leaves the wheel (no
+    /// event of the old config comes after this call); nothing is counted; the verdict, the
+    /// flags and the activity are cleared.
+    /// @param config the config from now on; must be on this object's wheel and outlive it.
+    /// @throws std::invalid_argument if `config` is on another wheel (nothing changed then).
+    void rebind_config(const config_type& config);
+
 private:
     friend class basic_session_liveness_config<Wheel>;  // its table fires and discards us
     using access = detail::liveness_access<Wheel>;

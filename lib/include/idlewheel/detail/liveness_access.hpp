@@ -31,6 +31,10 @@ struct liveness_access {
         return w.epochs_.mark();
     }
 
+    /// Checks that the caller runs on the wheel's executor (nothing unless
+    /// IDLEWHEEL_CHECK_EXECUTOR): for a call that touches no clock and no entry.
+    static void check_executor(const Wheel& w) noexcept { w.check_executor(); }
+
     /// The same as a compact (32-bit) mark (activity_epochs::compact_mark).
     [[nodiscard]] static std::uint32_t compact_activity_mark(Wheel& w) noexcept {
         w.check_executor();

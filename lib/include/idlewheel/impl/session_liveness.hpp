@@ -103,6 +103,17 @@ void basic_session_liveness<Wheel>::stop() noexcept {
 }
 
 template <class Wheel>
+void basic_session_liveness<Wheel>::rebind_config(const config_type& next) {
+    // Its entry is linked into this wheel: another wheel's config would have it fire there.
+    if (next.wheel_ != config().wheel_)
+        throw std::invalid_argument("idlewheel::member_liveness::rebind: the config is on another wheel");
+    access::check_executor(wheel());
+    cancel_entry();
+    table_ = &next;
+    reset(phase::stopped);
+}
+
+template <class Wheel>
 typename Wheel::time_point basic_session_liveness<Wheel>::expiry() const noexcept {
     return detail::liveness_access<Wheel>::expiry(wheel(), static_cast<const detail::shared_entry&>(*this));
 }
