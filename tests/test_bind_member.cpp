@@ -304,13 +304,13 @@ BOOST_AUTO_TEST_CASE(member_liveness_config_takes_a_captureless_lambda_as_the_ho
 
 BOOST_AUTO_TEST_CASE(stream_liveness_config_calls_the_bound_hook_after_closing_the_socket) {
     scene s;
-    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
-                             bind_member<&line::on_liveness>());
+    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, bind_member<&line::on_liveness>(),
+                             &s.live);
     idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
     // With a ping_interval a hook is required: bind_member's, or a lambda's, is one.
-    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s},
                                      bind_member<&line::on_liveness>()));
-    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s},
                                      [](line&, idlewheel::liveness_event) {}));
     BOOST_CHECK_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, nullptr),
                       std::invalid_argument);
