@@ -17,10 +17,12 @@
 #include <boost/test/results_collector.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace demo_test {
@@ -68,6 +70,15 @@ private:
         return with_run_args(std::move(args));
     }
 };
+
+/// Polls `srv`'s /stats until the integer at `path` reaches `expected` (bounded by `timeout`);
+/// returns the last value seen.
+inline std::int64_t wait_for_count(const demo_server& srv, std::string_view path, std::int64_t expected,
+                                   clock::duration timeout = 3s) {
+    std::int64_t last = -1;
+    wait_until([&] { return (last = integer(srv.stats(), path)) == expected; }, timeout, 50ms);
+    return last;
+}
 
 }  // namespace demo_test
 
