@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,15 @@ private:
         return with_run_args(std::move(args));
     }
 };
+
+/// The value of `f`, a client thread's result, waited for at most `timeout`.
+/// @throws std::runtime_error if the thread did not finish in time.
+template <class T>
+T get_within(std::future<T>& f, clock::duration timeout) {
+    if (f.wait_for(timeout) != std::future_status::ready)
+        throw std::runtime_error("a client thread did not finish in time");
+    return f.get();
+}
 
 /// Polls `srv`'s /stats until the integer at `path` reaches `expected` (bounded by `timeout`);
 /// returns the last value seen.

@@ -18,12 +18,6 @@ using namespace demo_test;
 
 namespace {
 
-template <class T>
-T get_within(std::future<T>& f, clock::duration timeout) {
-    if (f.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("a client thread did not finish in time");
-    return f.get();
-}
-
 constexpr std::string_view empty_ping_frame{"\x89\x00", 2};  // server-to-client: FIN + ping, no mask, no payload
 
 }  // namespace
