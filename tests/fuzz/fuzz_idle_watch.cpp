@@ -247,17 +247,12 @@ private:
 
     template <class... Parts>
     [[noreturn]] void fail(const Parts&... parts) const {
-        std::ostringstream os;
-        (os << ... << parts);
-        std::fprintf(stderr, "\nfuzz_idle_watch: %s\n", os.str().c_str());
-        std::fprintf(stderr,
-                     "at %lld ns (tick %lld ns, %lld ticks since the origin; max_run_per_wakeup %zu, %zu slots); last "
-                     "operations:\n",
-                     static_cast<long long>(now().count()), static_cast<long long>(tick_.count()),
-                     static_cast<long long>(now() / tick_), setup_.options.max_run_per_wakeup, slots_.size());
-        for (const auto& e : history_) std::fprintf(stderr, "  %s\n", describe(e).c_str());
-        std::fflush(stderr);
-        std::abort();
+        std::ostringstream where;
+        where << "at " << now().count() << " ns (tick " << tick_.count() << " ns, " << now() / tick_
+              << " ticks since the origin; max_run_per_wakeup " << setup_.options.max_run_per_wakeup << ", "
+              << slots_.size() << " slots)";
+        fail_with_history(
+            "fuzz_idle_watch", where.str(), history_, [](const event& e) { return describe(e); }, parts...);
     }
 
     void record(event e) {
