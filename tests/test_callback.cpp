@@ -65,9 +65,9 @@ static_assert(std::is_trivially_destructible_v<callback<void(int)>>);
 // function that may throw does not fit.
 static_assert(noexcept(std::declval<const callback<void() noexcept>&>()()));
 static_assert(!noexcept(std::declval<const callback<void()>&>()()));
-void may_throw(void*) {}
-static_assert(std::is_convertible_v<decltype(&may_throw), callback<void()>::function_type>);
-static_assert(!std::is_convertible_v<decltype(&may_throw), callback<void() noexcept>::function_type>);
+using may_throw = void (*)(void*);
+static_assert(std::is_convertible_v<may_throw, callback<void()>::function_type>);
+static_assert(!std::is_convertible_v<may_throw, callback<void() noexcept>::function_type>);
 
 // "True if function is not null": explicit (a callback is not a bool by accident), constexpr.
 static_assert(!std::is_convertible_v<callback<void()>, bool>);
