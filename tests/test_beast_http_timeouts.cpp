@@ -361,21 +361,21 @@ BOOST_FIXTURE_TEST_SUITE(stream_liveness_over_beast_streams, pair_fixture)
 
 BOOST_AUTO_TEST_CASE(over_the_drop_in_stream) {
     using S = beast_session<idlewheel::beast::basic_tcp_stream<wheel_type>>;
-    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, nullptr, idlewheel::bind_member<&S::on_liveness>());
+    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, idlewheel::bind_member<&S::on_liveness>());
     S s(config, wheel, accept());
     idle_verdict_closes_the_socket(*this, s, s.stream.socket());
 }
 
 BOOST_AUTO_TEST_CASE(over_beasts_tcp_stream) {
     using S = beast_session<beast::tcp_stream>;
-    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, nullptr, idlewheel::bind_member<&S::on_liveness>());
+    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, idlewheel::bind_member<&S::on_liveness>());
     S s(config, accept());
     idle_verdict_closes_the_socket(*this, s, s.stream.socket());
 }
 
 BOOST_AUTO_TEST_CASE(over_a_websocket_stream_over_the_drop_in) {
     using S = beast_session<beast::websocket::stream<idlewheel::beast::basic_tcp_stream<wheel_type>>>;
-    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, nullptr, idlewheel::bind_member<&S::on_liveness>());
+    S::config_type config(wheel, &S::stream, {.idle_timeout = 200ms}, idlewheel::bind_member<&S::on_liveness>());
     S s(config, wheel, accept());
     idle_verdict_closes_the_socket(*this, s, s.stream.next_layer().socket());
 }
@@ -383,7 +383,7 @@ BOOST_AUTO_TEST_CASE(over_a_websocket_stream_over_the_drop_in) {
 BOOST_AUTO_TEST_CASE(over_tls_close_shuts_the_tcp_sending_side_down) {
     using S = beast_session<beast::ssl_stream<beast::tcp_stream>>;
     net::ssl::context ctx(net::ssl::context::tls_server);
-    S::config_type config(wheel, &S::stream, {.idle_timeout = 10s, .close_timeout = 100ms}, nullptr,
+    S::config_type config(wheel, &S::stream, {.idle_timeout = 10s, .close_timeout = 100ms},
                           idlewheel::bind_member<&S::on_liveness>());
     S s(config, accept(), ctx);
     s.live.start();

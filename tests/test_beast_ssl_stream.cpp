@@ -100,15 +100,26 @@ struct tls_fixture : steady_fixture {
     }
 };
 
+// The client's connect to `server`, TLS handshake and WebSocket handshake, on a
+// websocket::stream over TLS over the tcp_stream (its deadline `patience`).
+template <class WebSocket>
+net::awaitable<void> tls_websocket_handshake(WebSocket& ws, tcp::endpoint server) {
+    beast::get_lowest_layer(ws).expires_after(patience);
+    auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(server, as_result);
+    BOOST_REQUIRE_MESSAGE(!cec, cec.message());
+    auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
+    BOOST_REQUIRE_MESSAGE(!tec, tec.message());
+    auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
+    BOOST_REQUIRE_MESSAGE(!hec, hec.message());
+}
+
 BOOST_FIXTURE_TEST_CASE(ssl_stream_handshake_and_echo, tls_fixture) {
     std::string echoed;
     bool server_done = false, client_done = false;
     net::co_spawn(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(std::move(sock), server_ctx);
+            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(co_await accept_one(acceptor), server_ctx);
             beast::get_lowest_layer(tls).expires_after(patience);
             auto [hec] = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
             BOOST_REQUIRE_MESSAGE(!hec, hec.message());
@@ -144,51 +155,22 @@ BOOST_FIXTURE_TEST_CASE(ssl_stream_handshake_and_echo, tls_fixture) {
 
 BOOST_FIXTURE_TEST_CASE(websocket_over_ssl_stream_handshake_and_echo, tls_fixture) {
     using wss = websocket::stream<beast::ssl_stream<idlewheel::beast::tcp_stream>>;
-    std::string echoed;
-    bool server_done = false, client_done = false;
-    net::co_spawn(
+    echo_result client;
+    BOOST_TEST(run_both(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            wss ws(std::move(sock), server_ctx);
+            wss ws(co_await accept_one(acceptor), server_ctx);
             beast::get_lowest_layer(ws).expires_after(patience);
             auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::server, as_result);
             BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_accept(as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            beast::flat_buffer buffer;
-            auto [rec, n] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
-            BOOST_REQUIRE(!wec);
-            co_await ws.async_read(buffer, as_result);  // the client's close
-            server_done = true;
+            co_await accept_and_echo_one_message(ws);
         },
-        rethrow);
-    net::co_spawn(
-        io,
         [&]() -> net::awaitable<void> {
             wss ws(io, client_ctx);
-            beast::get_lowest_layer(ws).expires_after(patience);
-            auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(acceptor.local_endpoint(), as_result);
-            BOOST_REQUIRE(!cec);
-            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("over tls")), as_result);
-            BOOST_REQUIRE(!wec);
-            beast::flat_buffer buffer;
-            auto [rec, m] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            echoed = beast::buffers_to_string(buffer.data());
-            co_await ws.async_close(websocket::close_code::normal, as_result);
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
-    BOOST_TEST(echoed == "over tls");
+            co_await tls_websocket_handshake(ws, acceptor.local_endpoint());
+            client = co_await send_and_close(ws, "over tls");
+        }));
+    BOOST_TEST(client.echoed == "over tls");
 }
 
 // idlewheel::beast::ssl_stream<tcp_stream> moves (a pointer move: the tcp_stream stays where it
@@ -202,56 +184,28 @@ static_assert(!std::is_move_assignable_v<idlewheel::beast::tcp_stream>);  // as 
 
 BOOST_FIXTURE_TEST_CASE(idlewheel_ssl_stream_moves_into_a_websocket_stream_after_its_handshake, tls_fixture) {
     using tls_stream = idlewheel::beast::ssl_stream<idlewheel::beast::tcp_stream>;
-    std::string echoed;
-    bool server_done = false, client_done = false, same_tcp_stream = false;
-    net::co_spawn(
+    echo_result client;
+    bool same_tcp_stream = false;
+    BOOST_TEST(run_both(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            tls_stream tls(std::move(sock), server_ctx);
+            tls_stream tls(co_await accept_one(acceptor), server_ctx);
             beast::get_lowest_layer(tls).expires_after(patience);
             auto [tec] = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);
             BOOST_REQUIRE_MESSAGE(!tec, tec.message());
             const idlewheel::beast::tcp_stream* before = &beast::get_lowest_layer(tls);
             websocket::stream<tls_stream> ws(std::move(tls));
             same_tcp_stream = before == &beast::get_lowest_layer(ws);
-            auto [hec] = co_await ws.async_accept(as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            beast::flat_buffer buffer;
-            auto [rec, n] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
-            BOOST_REQUIRE(!wec);
-            co_await ws.async_read(buffer, as_result);  // the client's close
-            server_done = true;
+            co_await accept_and_echo_one_message(ws);
         },
-        rethrow);
-    net::co_spawn(
-        io,
         [&]() -> net::awaitable<void> {
             websocket::stream<tls_stream> ws(io, client_ctx);
-            beast::get_lowest_layer(ws).expires_after(patience);
-            auto [cec] = co_await beast::get_lowest_layer(ws).async_connect(acceptor.local_endpoint(), as_result);
-            BOOST_REQUIRE(!cec);
-            auto [tec] = co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, as_result);
-            BOOST_REQUIRE_MESSAGE(!tec, tec.message());
-            auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("moved")), as_result);
-            BOOST_REQUIRE(!wec);
-            beast::flat_buffer buffer;
-            auto [rec, m] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            echoed = beast::buffers_to_string(buffer.data());
-            auto [clec] = co_await ws.async_close(websocket::close_code::normal, as_result);
-            BOOST_CHECK_MESSAGE(!clec, clec.message());  // the TLS teardown found by lookup
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
+            co_await tls_websocket_handshake(ws, acceptor.local_endpoint());
+            client = co_await send_and_close(ws, "moved");
+            BOOST_CHECK_MESSAGE(!client.close, client.close.message());  // the TLS teardown found by lookup
+        }));
     BOOST_TEST(same_tcp_stream);
-    BOOST_TEST(echoed == "moved");
+    BOOST_TEST(client.echoed == "moved");
 }
 
 BOOST_FIXTURE_TEST_CASE(tls_handshake_times_out_when_the_peer_never_says_hello, tls_fixture) {
@@ -263,9 +217,7 @@ BOOST_FIXTURE_TEST_CASE(tls_handshake_times_out_when_the_peer_never_says_hello, 
     net::co_spawn(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(std::move(sock), server_ctx);
+            beast::ssl_stream<idlewheel::beast::tcp_stream> tls(co_await accept_one(acceptor), server_ctx);
             const auto start = steady_clock::now();
             beast::get_lowest_layer(tls).expires_after(limit);
             std::tie(server_ec) = co_await tls.async_handshake(net::ssl::stream_base::server, as_result);

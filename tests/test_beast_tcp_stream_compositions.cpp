@@ -45,36 +45,15 @@ namespace websocket = beast::websocket;
 namespace http = beast::http;
 
 BOOST_FIXTURE_TEST_CASE(websocket_stream_handshake_echo_and_close, steady_fixture) {
-    std::string echoed;
-    error_code server_end, client_close;
-    bool server_done = false, client_done = false;
-    net::co_spawn(
+    echo_result client;
+    error_code server_end;
+    BOOST_TEST(run_both(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            websocket::stream<idlewheel::beast::tcp_stream> ws(std::move(sock));
+            websocket::stream<idlewheel::beast::tcp_stream> ws(co_await accept_one(acceptor));
             beast::get_lowest_layer(ws).expires_after(patience);
-            auto [hec] = co_await ws.async_accept(as_result);
-            BOOST_REQUIRE_MESSAGE(!hec, hec.message());
-            beast::get_lowest_layer(ws).expires_never();
-            beast::flat_buffer buffer;
-            for (;;) {
-                auto [rec, n] = co_await ws.async_read(buffer, as_result);
-                if (rec) {
-                    server_end = rec;
-                    break;
-                }
-                ws.text(ws.got_text());
-                auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
-                buffer.consume(buffer.size());
-                if (wec) break;
-            }
-            server_done = true;
+            server_end = co_await accept_and_echo_one_message(ws);
         },
-        rethrow);
-    net::co_spawn(
-        io,
         [&]() -> net::awaitable<void> {
             websocket::stream<idlewheel::beast::tcp_stream> ws(io);
             beast::get_lowest_layer(ws).expires_after(patience);
@@ -83,19 +62,10 @@ BOOST_FIXTURE_TEST_CASE(websocket_stream_handshake_echo_and_close, steady_fixtur
             auto [hec] = co_await ws.async_handshake("localhost", "/", as_result);
             BOOST_REQUIRE_MESSAGE(!hec, hec.message());
             beast::get_lowest_layer(ws).expires_never();
-            auto [wec, n] = co_await ws.async_write(net::buffer(std::string("hello")), as_result);
-            BOOST_REQUIRE(!wec);
-            beast::flat_buffer buffer;
-            auto [rec, m] = co_await ws.async_read(buffer, as_result);
-            BOOST_REQUIRE(!rec);
-            echoed = beast::buffers_to_string(buffer.data());
-            std::tie(client_close) = co_await ws.async_close(websocket::close_code::normal, as_result);
-            client_done = true;
-        },
-        rethrow);
-    BOOST_TEST(run_until(io, [&] { return server_done && client_done; }));
-    BOOST_TEST(echoed == "hello");
-    BOOST_CHECK_MESSAGE(!client_close, client_close.message());
+            client = co_await send_and_close(ws, "hello");
+        }));
+    BOOST_TEST(client.echoed == "hello");
+    BOOST_CHECK_MESSAGE(!client.close, client.close.message());
     BOOST_CHECK_MESSAGE(server_end == websocket::error::closed, server_end.message());
 }
 
@@ -151,9 +121,7 @@ BOOST_FIXTURE_TEST_CASE(http_read_times_out_while_a_client_trickles_its_request,
     net::co_spawn(
         io,
         [&]() -> net::awaitable<void> {
-            auto [aec, sock] = co_await acceptor.async_accept(as_result);
-            BOOST_REQUIRE(!aec);
-            idlewheel::beast::tcp_stream stream(std::move(sock));
+            idlewheel::beast::tcp_stream stream(co_await accept_one(acceptor));
             const auto start = steady_clock::now();
             stream.expires_after(limit);
             beast::flat_buffer buffer;

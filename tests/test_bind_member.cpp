@@ -304,13 +304,32 @@ BOOST_AUTO_TEST_CASE(member_liveness_config_takes_a_captureless_lambda_as_the_ho
 
 BOOST_AUTO_TEST_CASE(stream_liveness_config_calls_the_bound_hook_after_closing_the_socket) {
     scene s;
-    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
-                             bind_member<&line::on_liveness>());
+    const line_config config(s.wheel, &line::socket, {.handshake_timeout = 30ms}, bind_member<&line::on_liveness>(),
+                             &s.live);
     idlewheel::test::liveness::expect_socket_closed_then_hooked(s, config);
+    BOOST_TEST(s.live.handshake_timeouts == 1U);  // the stats, after the hook (the one order)
+    // A lambda as the hook, then the stats; the stats alone (no hook); the hook alone.
+    const line_config by_lambda(
+        s.wheel, &line::socket, {.handshake_timeout = 30ms},
+        [](line& l, idlewheel::liveness_event e) { l.on_liveness(e); }, &s.live);
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, by_lambda);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
+    const line_config stats_only(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live);
+    {
+        line l(s.io, stats_only);
+        l.live.start_handshake();
+        s.step_to(s.now_ms() + 100);
+        BOOST_TEST(l.events.empty());  // no hook
+        BOOST_TEST(!l.socket.is_open());
+    }
+    BOOST_TEST(s.live.handshake_timeouts == 3U);
+    const line_config hook_only(s.wheel, &line::socket, {.handshake_timeout = 30ms}, bind_member<&line::on_liveness>());
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, hook_only);
+    BOOST_TEST(s.live.handshake_timeouts == 3U);
     // With a ping_interval a hook is required: bind_member's, or a lambda's, is one.
-    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s},
                                      bind_member<&line::on_liveness>()));
-    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr,
+    BOOST_CHECK_NO_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s},
                                      [](line&, idlewheel::liveness_event) {}));
     BOOST_CHECK_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, nullptr, nullptr),
                       std::invalid_argument);

@@ -8,8 +8,10 @@
 // liveness_stats aggregate-initialized as in 1.0 (close_timeouts was added last), the
 // member-pointer hooks of member_liveness_config, stream_liveness_config and
 // beast::websocket_liveness_config (`&Session::on_liveness`, `hook_type`: now
-// bind_member<&Session::on_liveness>()), and the handler of session_liveness_config as a
-// function and a context apart (now one bound_handler). Built with
+// bind_member<&Session::on_liveness>()), the stream and WebSocket configs' arguments in 1.x's
+// order (the stats before the hook: now the hook before the stats, as member_liveness_config),
+// and the handler of session_liveness_config as a function and a context apart (now one
+// bound_handler; its type, handler_type, now bound_handler::function_type). Built with
 // -Wno-deprecated-declarations (tests/CMakeLists.txt): everywhere else the names warn.
 
 #include "support/liveness_scene.hpp"
@@ -74,6 +76,13 @@ static_assert(idlewheel::heartbeat_event::peer_dead == idlewheel::heartbeat_even
 
 // The hook of 1.0 was a member pointer, `&hooked::on_liveness`, of the type hook_type.
 static_assert(std::is_same_v<hooked_config::hook_type, void (hooked::*)(idlewheel::liveness_event)>);
+
+// handler_type is still the type of 1.0's handler function: bound_handler's function_type.
+static_assert(
+    std::is_same_v<idlewheel::basic_session_liveness_config<wheel_type>::handler_type,
+                   void (*)(void*, idlewheel::basic_session_liveness<wheel_type>&, idlewheel::liveness_event)>);
+static_assert(std::is_same_v<idlewheel::session_liveness_config::handler_type,
+                             idlewheel::session_liveness_config::bound_handler::function_type>);
 
 // 1.0's session_liveness_config handler: a function taking the context first.
 void record_event(void* context, idlewheel::basic_session_liveness<wheel_type>&, idlewheel::liveness_event e) {
@@ -187,6 +196,35 @@ BOOST_AUTO_TEST_CASE(stream_liveness_config_still_takes_a_member_pointer_hook) {
                       std::invalid_argument);
 }
 
+namespace {
+void record_line(line& l, idlewheel::liveness_event e) { l.on_liveness(e); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(stream_liveness_config_still_takes_the_stats_before_the_hook) {
+    // 1.x's order, (wheel, socket, options, stats, hook): each hook form, the stats counted.
+    scene s;
+    const line_config by_function(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live, &record_line);
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, by_function);
+    BOOST_TEST(s.live.handshake_timeouts == 1U);
+    const line_config by_lambda(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
+                                [](line& l, idlewheel::liveness_event e) { l.on_liveness(e); });
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, by_lambda);
+    BOOST_TEST(s.live.handshake_timeouts == 2U);
+    const line_config by_member(s.wheel, &line::socket, {.handshake_timeout = 30ms}, &s.live,
+                                idlewheel::bind_member<&line::on_liveness>());
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, by_member);
+    BOOST_TEST(s.live.handshake_timeouts == 3U);
+    // No stats, a hook: the null first, as 1.x wrote it.
+    const line_config no_stats(s.wheel, &line::socket, {.handshake_timeout = 30ms}, nullptr, &record_line);
+    idlewheel::test::liveness::expect_socket_closed_then_hooked(s, no_stats);
+    BOOST_TEST(s.live.handshake_timeouts == 3U);
+    // The hook given so counts as the hook a ping_interval needs; a null hook does not.
+    BOOST_CHECK_NO_THROW(
+        line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, &s.live, &record_line));
+    BOOST_CHECK_THROW(line_config(s.wheel, &line::socket, {.ping_interval = 1s, .pong_timeout = 1s}, &s.live, nullptr),
+                      std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(session_liveness_config_still_takes_a_function_and_a_context) {
     scene s;
     std::vector<idlewheel::liveness_event> seen;
@@ -238,13 +276,31 @@ BOOST_AUTO_TEST_CASE(websocket_liveness_config_still_takes_a_member_pointer_hook
                                                                          &ws_session::on_liveness);
     const idlewheel::beast::websocket_liveness_config<ws_session> unnamed_stream(wheel, {}, &stats,
                                                                                  &ws_session::on_liveness);
-    auto session = std::make_shared<ws_session>(io, config);
-    session->ws.next_layer().open(boost::asio::ip::tcp::v4());
-    session->live.start();
-    for (int i = 0; i < 1000 && session->events.empty(); ++i) io.run_one_for(std::chrono::milliseconds(10));
-    BOOST_TEST_REQUIRE(session->events.size() == 1U);
-    BOOST_TEST((session->events[0] == idlewheel::liveness_event::handshake_timeout));
-    BOOST_TEST(!session->socket_open_in_hook);  // dropped first, the hook last
-    BOOST_TEST(stats.handshake_timeouts == 1U);
+    // 1.x's order, the stats before the hook, with the other hook forms too.
+    const idlewheel::beast::websocket_liveness_config<ws_session> by_member(
+        wheel, &ws_session::ws, {.handshake_timeout = 20ms}, &stats,
+        idlewheel::bind_member<&ws_session::on_liveness>());
+    const idlewheel::beast::websocket_liveness_config<ws_session> by_lambda(
+        wheel, &ws_session::ws, {.handshake_timeout = 20ms}, &stats,
+        [](ws_session& s, idlewheel::liveness_event e) { s.on_liveness(e); });
+    const idlewheel::beast::websocket_liveness_config<ws_session> unnamed_by_member(
+        wheel, {}, &stats, idlewheel::bind_member<&ws_session::on_liveness>());
+    const idlewheel::beast::websocket_liveness_config<ws_session> unnamed_by_lambda(
+        wheel, {}, nullptr, [](ws_session& s, idlewheel::liveness_event e) { s.on_liveness(e); });
+    std::uint64_t expected_timeouts = 0;
+    for (const auto* c : {&config, &by_member, &by_lambda}) {
+        auto session = std::make_shared<ws_session>(io, *c);
+        session->ws.next_layer().open(boost::asio::ip::tcp::v4());
+        session->live.start();
+        io.restart();  // the previous session's run may have run out of work
+        for (int i = 0; i < 1000 && session->events.empty(); ++i) io.run_one_for(std::chrono::milliseconds(10));
+        BOOST_TEST_REQUIRE(session->events.size() == 1U);
+        BOOST_TEST((session->events[0] == idlewheel::liveness_event::handshake_timeout));
+        BOOST_TEST(!session->socket_open_in_hook);  // dropped first, the hook last
+        BOOST_TEST(stats.handshake_timeouts == ++expected_timeouts);
+    }
+    (void)unnamed_stream;
+    (void)unnamed_by_member;
+    (void)unnamed_by_lambda;
 }
 #endif

@@ -79,7 +79,8 @@ bool client_sees_end(loopback& l) {
 
 BOOST_AUTO_TEST_CASE(stream_liveness_closes_an_idle_socket) {
     loopback l;
-    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 200ms}, &l.live, idlewheel::bind_member<&line_session::on_liveness>());
+    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 200ms},
+                       idlewheel::bind_member<&line_session::on_liveness>(), &l.live);
     line_session s(std::move(l.server_side), config, l);
     BOOST_TEST(sizeof(s.live) <= 64U);
     s.live.start();
@@ -105,8 +106,8 @@ BOOST_AUTO_TEST_CASE(stream_liveness_closes_an_idle_socket) {
 BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead_peer) {
     loopback l;
     line_config config(l.wheel, &line_session::socket,
-                       {.idle_timeout = 10s, .ping_interval = 100ms, .pong_timeout = 50ms}, &l.live,
-                       idlewheel::bind_member<&line_session::on_liveness>());
+                       {.idle_timeout = 10s, .ping_interval = 100ms, .pong_timeout = 50ms},
+                       idlewheel::bind_member<&line_session::on_liveness>(), &l.live);
     BOOST_CHECK_THROW(line_config(l.wheel, &line_session::socket, {.ping_interval = 100ms, .pong_timeout = 50ms}),
                       std::invalid_argument);  // nothing would send the ping
     line_session s(std::move(l.server_side), config, l);
@@ -135,8 +136,8 @@ BOOST_AUTO_TEST_CASE(stream_liveness_asks_for_application_pings_and_drops_a_dead
 
 BOOST_AUTO_TEST_CASE(stream_liveness_close_is_bounded_by_the_close_deadline) {
     loopback l;
-    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 10s, .close_timeout = 100ms}, &l.live,
-                       idlewheel::bind_member<&line_session::on_liveness>());
+    line_config config(l.wheel, &line_session::socket, {.idle_timeout = 10s, .close_timeout = 100ms},
+                       idlewheel::bind_member<&line_session::on_liveness>(), &l.live);
     line_session s(std::move(l.server_side), config, l);
     s.live.start();
     s.read();

@@ -325,7 +325,7 @@ void session_liveness_objects() {
     idlewheel::session_liveness_options stream_times;
     stream_times.idle_timeout = 20ms;
     idlewheel::stream_liveness_config<stream_session, net::ip::tcp::socket, wheel_type> stream_config(
-        wheel, &stream_session::socket, stream_times, &stats, idlewheel::bind_member<&stream_session::on_liveness>());
+        wheel, &stream_session::socket, stream_times, idlewheel::bind_member<&stream_session::on_liveness>(), &stats);
     stream_session s(io, stream_config);
     s.live.start();
     advance(io, 10ms);
@@ -417,8 +417,8 @@ void beast_websocket_liveness() {
     times.handshake_timeout = 30s;  // generous: a busy machine must not fail this
     times.idle_timeout = 50ms;
     times.close_timeout = 30s;
-    idlewheel::beast::websocket_liveness_config<ws_session> config(wheel, &ws_session::ws_, times, &stats,
-                                                                   idlewheel::bind_member<&ws_session::on_liveness>());
+    idlewheel::beast::websocket_liveness_config<ws_session> config(
+        wheel, &ws_session::ws_, times, idlewheel::bind_member<&ws_session::on_liveness>(), &stats);
 
     tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
     std::shared_ptr<ws_session> server;

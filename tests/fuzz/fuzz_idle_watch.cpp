@@ -108,26 +108,19 @@ struct watch_slot {
     handler_action action;
 };
 
-// The history kept for a failure report: compact, formatted only when printed.
+// The history kept for a failure report: compact, formatted only when printed. An entry is an
+// operation of the input (its idle_op; handler_action is the plan of a handler's action) or
+// what the watches answered.
+enum class answer : std::uint8_t { none, report, act, refused };
+
 struct event {
-    enum class what : std::uint8_t {
-        create,
-        destroy,
-        start,
-        reset,
-        stop,
-        set_options,
-        read,
-        write,
-        progress,
-        advance,
-        poll,
-        plan,
-        report,
-        act,
-        refused
+    struct what {
+        constexpr what(idle_op o) noexcept : op(o) {}  // NOLINT(google-explicit-constructor)
+        constexpr what(answer a) noexcept : ans(a) {}  // NOLINT(google-explicit-constructor)
+        idle_op op = idle_op::poll;
+        answer ans = answer::none;  // none: the entry is the operation `op`
     };
-    what type = what::poll;
+    what type = idle_op::poll;
     unsigned slot = 0;
     std::int64_t at = 0;     // ns since the wheel's origin
     std::int64_t value = 0;  // advance: ns; plan/act: action; report: kind * 2 + first
@@ -152,54 +145,34 @@ std::string describe(const event& e) {
     os << "[" << e.at << " ns] ";
     const auto action =
         static_cast<std::size_t>(e.value) < action_names.size() ? action_names[static_cast<std::size_t>(e.value)] : "?";
-    switch (e.type) {
-        case event::what::create:
-            os << "create " << e.slot << " " << show(e.options);
-            break;
-        case event::what::destroy:
-            os << "destroy " << e.slot;
-            break;
-        case event::what::start:
-            os << "start " << e.slot;
-            break;
-        case event::what::reset:
-            os << "reset " << e.slot;
-            break;
-        case event::what::stop:
-            os << "stop " << e.slot;
-            break;
-        case event::what::set_options:
-            os << "set_options " << e.slot << " " << show(e.options);
-            break;
-        case event::what::read:
-            os << "on_read " << e.slot;
-            break;
-        case event::what::write:
-            os << "on_write " << e.slot;
-            break;
-        case event::what::progress:
-            os << "on_write_progress " << e.slot;
-            break;
-        case event::what::advance:
-            os << "advance " << e.value << " ns";
-            break;
-        case event::what::poll:
-            os << "poll";
-            break;
-        case event::what::plan:
-            os << "the handler of " << e.slot << " will " << action << " (other " << e.other << ", options "
-               << show(e.options) << ")";
-            break;
-        case event::what::report:
+    if (e.type.ans == answer::none) {
+        switch (e.type.op) {
+            case idle_op::create: os << "create " << e.slot << " " << show(e.options); break;
+            case idle_op::destroy: os << "destroy " << e.slot; break;
+            case idle_op::start: os << "start " << e.slot; break;
+            case idle_op::reset: os << "reset " << e.slot; break;
+            case idle_op::stop: os << "stop " << e.slot; break;
+            case idle_op::set_options: os << "set_options " << e.slot << " " << show(e.options); break;
+            case idle_op::read: os << "on_read " << e.slot; break;
+            case idle_op::write: os << "on_write " << e.slot; break;
+            case idle_op::write_progress: os << "on_write_progress " << e.slot; break;
+            case idle_op::advance: os << "advance " << e.value << " ns"; break;
+            case idle_op::poll: os << "poll"; break;
+            case idle_op::handler_action:
+                os << "the handler of " << e.slot << " will " << action << " (other " << e.other << ", options "
+                   << show(e.options) << ")";
+                break;
+        }
+        return os.str();
+    }
+    switch (e.type.ans) {
+        case answer::none: break;
+        case answer::report:
             os << "  report: " << e.slot << " " << idlewheel::to_string(static_cast<idle_kind>(e.value / 2))
                << ((e.value & 1) != 0 ? " (first)" : " (repeat)");
             break;
-        case event::what::refused:
-            os << "  refused: the wheel is full";
-            break;
-        case event::what::act:
-            os << "  its handler does: " << action << " (other " << e.other << ")";
-            break;
+        case answer::refused: os << "  refused: the wheel is full"; break;
+        case answer::act: os << "  its handler does: " << action << " (other " << e.other << ")"; break;
     }
     return os.str();
 }
@@ -274,17 +247,12 @@ private:
 
     template <class... Parts>
     [[noreturn]] void fail(const Parts&... parts) const {
-        std::ostringstream os;
-        (os << ... << parts);
-        std::fprintf(stderr, "\nfuzz_idle_watch: %s\n", os.str().c_str());
-        std::fprintf(stderr,
-                     "at %lld ns (tick %lld ns, %lld ticks since the origin; max_run_per_wakeup %zu, %zu slots); last "
-                     "operations:\n",
-                     static_cast<long long>(now().count()), static_cast<long long>(tick_.count()),
-                     static_cast<long long>(now() / tick_), setup_.options.max_run_per_wakeup, slots_.size());
-        for (const auto& e : history_) std::fprintf(stderr, "  %s\n", describe(e).c_str());
-        std::fflush(stderr);
-        std::abort();
+        std::ostringstream where;
+        where << "at " << now().count() << " ns (tick " << tick_.count() << " ns, " << now() / tick_
+              << " ticks since the origin; max_run_per_wakeup " << setup_.options.max_run_per_wakeup << ", "
+              << slots_.size() << " slots)";
+        fail_with_history(
+            "fuzz_idle_watch", where.str(), history_, [](const event& e) { return describe(e); }, parts...);
     }
 
     void record(event e) {
@@ -356,9 +324,7 @@ private:
             case idle_op::advance:
                 advance(in_.byte());
                 break;
-            case idle_op::poll:
-                record(event::what::poll, 0);
-                break;
+            case idle_op::poll: record(idle_op::poll, 0); break;
             case idle_op::handler_action: {
                 const unsigned slot = slot_of(in_.byte());
                 handler_action a;
@@ -366,7 +332,7 @@ private:
                 a.other = slot_of(in_.byte());
                 bool unused = false;
                 a.options = read_options(unused);
-                record({event::what::plan, slot, 0, static_cast<std::int64_t>(a.kind), a.other, a.options});
+                record({idle_op::handler_action, slot, 0, static_cast<std::int64_t>(a.kind), a.other, a.options});
                 slots_[slot].action = a;
                 break;
             }
@@ -384,13 +350,13 @@ private:
         w.watch = std::make_unique<watch_type>(wheel_, idlewheel::idle_handler{&harness::on_idle, w.context}, o, &live_);
         w.time = {o.reader, o.writer, o.all};
         w.observe = o.observe_output;
-        record({event::what::create, slot, 0, 0, 0, o});
+        record({idle_op::create, slot, 0, 0, 0, o});
     }
 
     void destroy(unsigned slot) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(event::what::destroy, slot);
+        record(idle_op::destroy, slot);
         w.context->alive = false;
         w.running = false;
         w.watch.reset();
@@ -399,7 +365,7 @@ private:
     void start(unsigned slot, bool as_reset) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(as_reset ? event::what::reset : event::what::start, slot);
+        record(as_reset ? idle_op::reset : idle_op::start, slot);
         const bool was_running = w.watch->running();
         try {
             as_reset ? w.watch->reset() : w.watch->start();
@@ -422,7 +388,7 @@ private:
     void stop(unsigned slot) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(event::what::stop, slot);
+        record(idle_op::stop, slot);
         w.watch->stop();
         w.running = false;
     }
@@ -430,7 +396,7 @@ private:
     void set_options(unsigned slot, const idle_options& o) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record({event::what::set_options, slot, 0, 0, 0, o});
+        record({idle_op::set_options, slot, 0, 0, 0, o});
         bool refused_now = false;
         try {
             w.watch->set_options(o);
@@ -453,7 +419,7 @@ private:
 
     // A refusal of the wheel is too_many_pending at a full wheel, nothing else.
     void refused(const idlewheel::system_error& e, const char* what) {
-        record({event::what::refused, 0, 0, 0, 0, {}});
+        record({answer::refused, 0, 0, 0, 0, {}});
         if (e.code() != idlewheel::make_error_code(idlewheel::error::too_many_pending))
             fail(what, " threw ", e.what());
         if (setup_.options.max_pending == 0 || wheel_.pending() < setup_.options.max_pending)
@@ -477,7 +443,7 @@ private:
     void read(unsigned slot) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(event::what::read, slot);
+        record(idle_op::read, slot);
         w.watch->on_read();
         w.last_read = now();
         w.read_seq = ++sequence_;
@@ -486,7 +452,7 @@ private:
     void write(unsigned slot) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(event::what::write, slot);
+        record(idle_op::write, slot);
         w.watch->on_write();
         w.last_write = now();
         w.write_seq = ++sequence_;
@@ -495,7 +461,7 @@ private:
     void write_progress(unsigned slot) {
         auto& w = slots_[slot];
         if (!w.watch) return;
-        record(event::what::progress, slot);
+        record(idle_op::write_progress, slot);
         w.watch->on_write_progress();
         if (!w.observe) return;  // ignored without observe_output
         w.last_progress = now();
@@ -505,7 +471,7 @@ private:
     void advance(std::uint8_t amount) {
         const ns to_boundary = tick_ - now() % tick_;
         ns left = decode_advance(amount, tick_, to_boundary);
-        record({event::what::advance, 0, 0, left.count(), 0, {}});
+        record({idle_op::advance, 0, 0, left.count(), 0, {}});
         // Stop at every tick boundary: the wheel's wake-ups are then exactly on time.
         while (left > ns(0)) {
             const ns step = std::min(left, tick_ - now() % tick_);
@@ -553,7 +519,7 @@ private:
         const auto k = static_cast<unsigned>(kind);
         const ns t = now();
         ++reports_;
-        record({event::what::report, c.slot, 0, static_cast<std::int64_t>(k * 2 + (first ? 1 : 0)), 0, {}});
+        record({answer::report, c.slot, 0, static_cast<std::int64_t>(k * 2 + (first ? 1 : 0)), 0, {}});
         if (k > 2) fail("report of an unknown kind ", k);
         if (!c.alive) fail("report for a destroyed watch (slot ", c.slot, ", ", idlewheel::to_string(kind), ")");
         auto& w = slots_[c.slot];
@@ -578,7 +544,7 @@ private:
 
     void act(unsigned self, const handler_action& a) {
         if (a.kind == handler_action_kind::none) return;
-        record({event::what::act, self, 0, static_cast<std::int64_t>(a.kind), a.other, {}});
+        record({answer::act, self, 0, static_cast<std::int64_t>(a.kind), a.other, {}});
         switch (a.kind) {
             case handler_action_kind::none:
                 break;

@@ -11,7 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <sstream>
+#include <string>
 
 namespace idlewheel::fuzz {
 
@@ -50,6 +53,20 @@ inline bool trace_enabled() {
         return v != nullptr && *v != '\0' && *v != '0';
     }();
     return enabled;
+}
+
+/// A harness's failure, then abort (libFuzzer keeps the input): "<harness>: <parts...>", the
+/// state line `where`, and `history`'s entries one a line, each as `line(entry)` gives it.
+template <class History, class Line, class... Parts>
+[[noreturn]] void fail_with_history(const char* harness, const std::string& where, const History& history, Line line,
+                                    const Parts&... parts) {
+    std::ostringstream os;
+    (os << ... << parts);
+    std::fprintf(stderr, "\n%s: %s\n", harness, os.str().c_str());
+    std::fprintf(stderr, "%s; last operations:\n", where.c_str());
+    for (const auto& e : history) std::fprintf(stderr, "  %s\n", line(e).c_str());
+    std::fflush(stderr);
+    std::abort();
 }
 
 }  // namespace idlewheel::fuzz

@@ -493,17 +493,14 @@ private:
 
     template <class... Parts>
     [[noreturn]] void fail(const Parts&... parts) const {
-        std::ostringstream os;
-        (os << ... << parts);
-        std::fprintf(stderr, "\nfuzz_wheel_timer: %s\n", os.str().c_str());
-        std::fprintf(stderr,
-                     "at %s ns (origin %s, %s ns since; tick %s ns, max_pending %zu, max_run_per_wakeup %zu, %s); last "
-                     "operations:\n",
-                     show(now()).c_str(), show(origin_).c_str(), show(now() - origin_).c_str(), show(tick_).c_str(),
-                     options_.max_pending, options_.max_run_per_wakeup, per_tick_ ? "per_tick" : "per_schedule");
-        for (const auto& e : history_) std::fprintf(stderr, "  [%s] %s\n", show(e.at).c_str(), e.text.c_str());
-        std::fflush(stderr);
-        std::abort();
+        std::ostringstream where;
+        where << "at " << show(now()) << " ns (origin " << show(origin_) << ", " << show(now() - origin_)
+              << " ns since; tick " << show(tick_) << " ns, max_pending " << options_.max_pending
+              << ", max_run_per_wakeup " << options_.max_run_per_wakeup << ", "
+              << (per_tick_ ? "per_tick" : "per_schedule") << ")";
+        fail_with_history(
+            "fuzz_wheel_timer", where.str(), history_, [](const auto& e) { return "[" + show(e.at) + "] " + e.text; },
+            parts...);
     }
 
     void check_not_early(std::size_t id, const record& r, i128 t) const {

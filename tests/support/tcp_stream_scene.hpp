@@ -19,14 +19,19 @@
 #include "in_child.hpp"  // after Boost.Test
 
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <chrono>
-#include <exception>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 // The names the tests use unqualified (they say `using namespace idlewheel::test::tcp_stream_scene;`).
@@ -244,6 +249,72 @@ bool run_until(net::io_context& io, Done done, steady_clock::duration limit = pa
 inline const auto rethrow = [](const std::exception_ptr& e) {
     if (e) std::rethrow_exception(e);
 };
+
+// The two sides of the WebSocket echo the compositions run over any stream (this tcp_stream,
+// TLS over it), as coroutines; a failed step fails the test (BOOST_REQUIRE, through rethrow).
+// The server's: accepts one connection on `acceptor`.
+inline net::awaitable<tcp::socket> accept_one(tcp::acceptor& acceptor) {
+    auto [ec, socket] = co_await acceptor.async_accept(as_result);
+    BOOST_REQUIRE_MESSAGE(!ec, ec.message());
+    co_return std::move(socket);
+}
+
+// The server's, on a `ws` whose lower layers are ready (a TLS handshake done): accepts the
+// WebSocket handshake, lifts the deadline, echoes one message, then reads on until the
+// client's close; returns what ended that read (websocket::error::closed after a clean close).
+template <class WebSocket>
+net::awaitable<error_code> accept_and_echo_one_message(WebSocket& ws) {
+    auto [hec] = co_await ws.async_accept(as_result);
+    BOOST_REQUIRE_MESSAGE(!hec, hec.message());
+    beast::get_lowest_layer(ws).expires_never();
+    beast::flat_buffer buffer;
+    auto [rec, n] = co_await ws.async_read(buffer, as_result);
+    BOOST_REQUIRE_MESSAGE(!rec, rec.message());
+    ws.text(ws.got_text());
+    auto [wec, m] = co_await ws.async_write(buffer.data(), as_result);
+    BOOST_REQUIRE_MESSAGE(!wec, wec.message());
+    buffer.consume(buffer.size());
+    auto [end, k] = co_await ws.async_read(buffer, as_result);
+    co_return end;
+}
+
+// What the client's side saw: the echo, and how its close completed.
+struct echo_result {
+    std::string echoed;
+    error_code close;
+};
+
+// The client's, after its handshake: sends `text` on `ws`, reads the echo, closes.
+template <class WebSocket>
+net::awaitable<echo_result> send_and_close(WebSocket& ws, std::string text) {
+    auto [wec, n] = co_await ws.async_write(net::buffer(text), as_result);
+    BOOST_REQUIRE_MESSAGE(!wec, wec.message());
+    beast::flat_buffer buffer;
+    auto [rec, m] = co_await ws.async_read(buffer, as_result);
+    BOOST_REQUIRE_MESSAGE(!rec, rec.message());
+    echo_result result{beast::buffers_to_string(buffer.data()), {}};
+    std::tie(result.close) = co_await ws.async_close(beast::websocket::close_code::normal, as_result);
+    co_return result;
+}
+
+// Runs the coroutines server() and client() (functions returning net::awaitable<void>) on
+// `io` until both ended, at most `patience`; true if both did.
+template <class Server, class Client>
+bool run_both(net::io_context& io, Server server, Client client) {
+    bool server_done = false, client_done = false;
+    const auto spawn = [&io](auto& body, bool& done) {
+        net::co_spawn(
+            io,
+            [&body, &done]() -> net::awaitable<void> {
+                co_await body();
+                done = true;
+            },
+            rethrow);
+    };
+    spawn(server, server_done);
+    spawn(client, client_done);
+    return run_until(io, [&] { return server_done && client_done; });
+}
 
 // An io_context with a steady-clock wheel registered for it (use_wheel), and a listener.
 struct steady_fixture {

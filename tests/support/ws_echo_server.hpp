@@ -520,7 +520,7 @@ inline server<one_object>::config_type server<one_object>::make_config(server& s
                                                 .pong_timeout = o.heartbeat.pong_timeout,
                                                 .jitter = o.heartbeat.jitter,
                                                 .close_timeout = o.close_timeout},
-            &self.live_, idlewheel::bind_member<&session::on_liveness>()};
+            idlewheel::bind_member<&session::on_liveness>(), &self.live_};
 }
 
 }  // namespace ws_echo

@@ -81,16 +81,18 @@ template <class Wheel>
 class basic_session_liveness_config : private detail::entry_table {
 public:
     using session_type = basic_session_liveness<Wheel>;  ///< The sessions it serves.
-    /// The handler's function: called with the context, the session and the event, last (it
-    /// may destroy the session). (The raw form of bound_handler's `function`.)
-    using handler_type = void (*)(void* context, session_type& session, liveness_event event);
-    using duration = typename Wheel::duration;  ///< The wheel's duration.
+    using duration = typename Wheel::duration;           ///< The wheel's duration.
 
     /// The handler: a callback called with the session and the event, last (it may destroy
     /// the session). What bind_member<&T::on_event>(self) converts to, for a `void
     /// T::on_event(session_type& session, liveness_event event)`; or `{&function, context}`
     /// (a captureless lambda taking `void* context` first fits `function`).
     using bound_handler = callback<void(session_type& session, liveness_event event)>;
+    /// The handler's function apart from its context, the form of 1.0: bound_handler's
+    /// `function_type`.
+    /// @deprecated Use bound_handler (bound_handler::function_type for the function alone); 2.0 drops it.
+    using handler_type [[deprecated("use bound_handler (bound_handler::function_type for the function alone)")]] =
+        typename bound_handler::function_type;
 
     /// The config of the sessions of `wheel`.
     /// @param wheel the wheel; must outlive the config.
@@ -112,8 +114,8 @@ public:
     /// @param stats the counters, or null; must outlive the config.
     /// @throws std::invalid_argument as above.
     [[deprecated("use bound_handler{handler, context}")]] basic_session_liveness_config(
-        Wheel& wheel, const session_liveness_options& options, handler_type handler, void* context = nullptr,
-        liveness_stats* stats = nullptr)
+        Wheel& wheel, const session_liveness_options& options, typename bound_handler::function_type handler,
+        void* context = nullptr, liveness_stats* stats = nullptr)
         : basic_session_liveness_config(wheel, options, bound_handler{handler, context}, stats) {}
     basic_session_liveness_config(const basic_session_liveness_config&) = delete;  ///< Not copyable (nor movable).
     /// Not copyable (nor movable).
@@ -136,8 +138,8 @@ protected:
     /// @deprecated Write `set_handler(bound_handler{handler, context})`; 2.0 drops it.
     /// @param handler the new handler's function.
     /// @param context its first argument.
-    [[deprecated("use set_handler(bound_handler{handler, context})")]] void set_handler(handler_type handler,
-                                                                                        void* context) noexcept {
+    [[deprecated("use set_handler(bound_handler{handler, context})")]] void set_handler(
+        typename bound_handler::function_type handler, void* context) noexcept {
         handler_ = bound_handler{handler, context};
     }
 

@@ -45,24 +45,70 @@ public:
     /// @deprecated Use bind_member<&Session::f>() (or a hook_function); 2.0 drops it.
     using hook_type [[deprecated("use idlewheel::bind_member<&Session::f>()")]] = typename owner_hook::member_pointer;
 
+    /// The arguments come in one order, the same in the three configs whose object finds its
+    /// session (member_liveness_config, stream_liveness_config,
+    /// beast::websocket_liveness_config): the wheel, the session's member that holds the stream
+    /// (not in member_liveness_config), the options, the hook, the stats; the hook and the
+    /// stats may be left out. 1.x's (..., options, stats, hook) still compiles, deprecated.
     /// @param wheel the wheel; must outlive the config.
     /// @param socket the session's member that holds the stream.
     /// @param options the times.
-    /// @param stats the counters, or null.
     /// @param hook what every event calls after the object acted on it, with the session: a
     /// function (a captureless lambda converts to it); null for none (then no ping_interval).
+    /// @param stats the counters, or null.
     /// @throws std::invalid_argument as session_liveness_config, or if ping_interval is set
     /// without a hook (nothing would send the ping).
     stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
-                           liveness_stats* stats = nullptr, hook_function hook = nullptr)
+                           hook_function hook = nullptr, liveness_stats* stats = nullptr)
         : base(wheel, options, {&dispatch<typename owner_hook::by_function>, this}, stats),
           socket_(socket),
           hook_{hook, nullptr} {
         if (hook == nullptr) require_no_ping(options);
     }
 
+    /// The same with no hook (then no ping_interval), the stats given.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param stats the counters (a `liveness_stats*`).
+    /// @throws std::invalid_argument as above.
+    template <class Stats, std::enable_if_t<owner_hook::template is_stats_v<Stats, liveness_stats*>, int> = 0>
+    stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options, Stats stats)
+        : stream_liveness_config(wheel, socket, options, hook_function{nullptr}, static_cast<liveness_stats*>(stats)) {}
+
     /// The same, the hook a member function of the session, `bind_member<&Session::on_liveness>()`
     /// (called directly).
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param hook the member function every event calls after the object acted on it.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
+                           member_hook<Member> hook, liveness_stats* stats = nullptr)
+        : base(wheel, options, {&dispatch<typename owner_hook::template direct<Member>>, this}, stats),
+          socket_(socket) {
+        (void)hook;
+    }
+
+    /// 1.x's order, the stats before the hook (a function, a lambda or a null).
+    /// @deprecated Write (wheel, socket, options, hook, stats); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param socket the session's member that holds the stream.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook what every event calls after the object acted on it; null for none.
+    /// @throws std::invalid_argument as above.
+    template <class Stats, class Hook,
+              std::enable_if_t<owner_hook::template is_stats_then_function_v<Stats, Hook, liveness_stats*>, int> = 0>
+    [[deprecated("the hook comes before the stats: (wheel, socket, options, hook, stats)")]] stream_liveness_config(
+        Wheel& wheel, Socket Session::*socket, const session_liveness_options& options, Stats stats, Hook hook)
+        : stream_liveness_config(wheel, socket, options, static_cast<hook_function>(hook),
+                                 static_cast<liveness_stats*>(stats)) {}
+
+    /// 1.x's order, the stats before the hook `bind_member<&Session::on_liveness>()`.
+    /// @deprecated Write (wheel, socket, options, hook, stats); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param socket the session's member that holds the stream.
     /// @param options the times.
@@ -70,13 +116,13 @@ public:
     /// @param hook the member function every event calls after the object acted on it.
     /// @throws std::invalid_argument as session_liveness_config.
     template <auto Member>
-    stream_liveness_config(Wheel& wheel, Socket Session::*socket, const session_liveness_options& options,
-                           liveness_stats* stats, member_hook<Member> hook)
-        : base(wheel, options, {&dispatch<typename owner_hook::template direct<Member>>, this}, stats), socket_(socket) {
-        (void)hook;
-    }
+    [[deprecated("the hook comes before the stats: (wheel, socket, options, hook, stats)")]] stream_liveness_config(
+        Wheel& wheel, Socket Session::*socket, const session_liveness_options& options, liveness_stats* stats,
+        member_hook<Member> hook)
+        : stream_liveness_config(wheel, socket, options, hook, stats) {}
 
-    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it.
+    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it
+    /// (in 1.x's order, the stats before the hook).
     /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param socket the session's member that holds the stream.
@@ -131,8 +177,8 @@ private:
  *         // `if (!live.on_read(ec)) return;`
  *     };
  *     idlewheel::stream_liveness_config<session> config(wheel, &session::socket,
- *         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s}, &stats,
- *         idlewheel::bind_member<&session::on_liveness>());
+ *         {.idle_timeout = 60s, .ping_interval = 15s, .pong_timeout = 10s},
+ *         idlewheel::bind_member<&session::on_liveness>(), &stats);   // wheel, member, options, hook, stats
  *
  * Besides the members below it offers these of basic_session_liveness, which it uses
  * privately: start(), start_handshake(), stop(), on_inbound(), current(), has_verdict(),

@@ -17,10 +17,13 @@
 #include <boost/test/results_collector.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace demo_test {
@@ -68,6 +71,24 @@ private:
         return with_run_args(std::move(args));
     }
 };
+
+/// The value of `f`, a client thread's result, waited for at most `timeout`.
+/// @throws std::runtime_error if the thread did not finish in time.
+template <class T>
+T get_within(std::future<T>& f, clock::duration timeout) {
+    if (f.wait_for(timeout) != std::future_status::ready)
+        throw std::runtime_error("a client thread did not finish in time");
+    return f.get();
+}
+
+/// Polls `srv`'s /stats until the integer at `path` reaches `expected` (bounded by `timeout`);
+/// returns the last value seen.
+inline std::int64_t wait_for_count(const demo_server& srv, std::string_view path, std::int64_t expected,
+                                   clock::duration timeout = 3s) {
+    std::int64_t last = -1;
+    wait_until([&] { return (last = integer(srv.stats(), path)) == expected; }, timeout, 50ms);
+    return last;
+}
 
 }  // namespace demo_test
 

@@ -26,16 +26,6 @@
 namespace bdata = boost::unit_test::data;
 using namespace demo_test;
 
-namespace {
-
-template <class T>
-T get_within(std::future<T>& f, clock::duration timeout) {
-    if (f.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("a client thread did not finish in time");
-    return f.get();
-}
-
-}  // namespace
-
 // demo_sigterm: SIGTERM: WebSocket clients get 1001 (also while upgrades are in flight), TCP clients EOF,
 // exit 0 in bounded time.
 BOOST_AUTO_TEST_SUITE(sigterm, *boost::unit_test::label("io_threads"))

@@ -11,16 +11,6 @@
 namespace bdata = boost::unit_test::data;
 using namespace demo_test;
 
-namespace {
-
-std::int64_t wait_for_count(const demo_server& srv, std::string_view path, std::int64_t expected, clock::duration timeout = 3s) {
-    std::int64_t last = -1;
-    wait_until([&] { return (last = integer(srv.stats(), path)) == expected; }, timeout, 50ms);
-    return last;
-}
-
-}  // namespace
-
 // demo_message_size: a WebSocket message over --max-message-size gets close 1009, an over-long TCP line
 // closes that connection; others are unaffected.
 BOOST_AUTO_TEST_SUITE(message_size)

@@ -18,19 +18,6 @@ using namespace demo_test;
 
 namespace {
 
-// Polls /stats until `path` reaches `expected` (bounded); returns the last value seen.
-std::int64_t wait_for_count(const demo_server& srv, std::string_view path, std::int64_t expected, clock::duration timeout = 3s) {
-    std::int64_t last = -1;
-    wait_until([&] { return (last = integer(srv.stats(), path)) == expected; }, timeout, 50ms);
-    return last;
-}
-
-template <class T>
-T get_within(std::future<T>& f, clock::duration timeout) {
-    if (f.wait_for(timeout) != std::future_status::ready) throw std::runtime_error("a client thread did not finish in time");
-    return f.get();
-}
-
 constexpr std::string_view empty_ping_frame{"\x89\x00", 2};  // server-to-client: FIN + ping, no mask, no payload
 
 }  // namespace

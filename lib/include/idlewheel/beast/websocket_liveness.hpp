@@ -121,20 +121,102 @@ public:
     /// @deprecated Use bind_member<&Session::f>() (or a hook_function); 2.0 drops it.
     using hook_type [[deprecated("use idlewheel::bind_member<&Session::f>()")]] = typename owner_hook::member_pointer;
 
+    /// The arguments come in one order, the same in the three configs whose object finds its
+    /// session (member_liveness_config, stream_liveness_config,
+    /// beast::websocket_liveness_config): the wheel, the session's member that is the stream
+    /// (left out here when each session hands its stream to the object), the options, the hook,
+    /// the stats; the hook and the stats may be left out. 1.x's (..., options, stats, hook)
+    /// still compiles, deprecated.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param hook called with the session after the object acted on an event, last: a
+    /// function (a captureless lambda converts to it); null for none.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as session_liveness_config.
+    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
+                              hook_function hook = nullptr, liveness_stats* stats = nullptr)
+        : websocket_liveness_config(via<typename owner_hook::by_function>{}, wheel, stream, options, stats,
+                                    owner_hook{hook, nullptr}) {}
+
+    /// The same with no hook, the stats given.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param stats the counters (a `liveness_stats*`).
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Stats, std::enable_if_t<owner_hook::template is_stats_v<Stats, liveness_stats*>, int> = 0>
+    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
+                              Stats stats)
+        : websocket_liveness_config(via<typename owner_hook::by_function>{}, wheel, stream, options,
+                                    static_cast<liveness_stats*>(stats), owner_hook{}) {}
+
+    /// The same, the hook a member function of the session, `bind_member<&Session::on_liveness>()`
+    /// (called directly).
+    /// @param wheel the wheel; must outlive the config.
+    /// @param stream the session's member that is the websocket::stream.
+    /// @param options the times.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
+                              member_hook<Member> hook, liveness_stats* stats = nullptr)
+        : websocket_liveness_config(via<typename owner_hook::template direct<Member>>{}, wheel, stream, options, stats,
+                                    owner_hook{}) {
+        (void)hook;
+    }
+
+    /// The same without naming the stream member: each session then hands its stream to the
+    /// liveness object's constructor (websocket_liveness(config, owner, stream)), which needs
+    /// no access to a private member from where the config is made.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param hook called with the session after the object acted on an event, last; null for none.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as session_liveness_config.
+    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options, hook_function hook = nullptr,
+                              liveness_stats* stats = nullptr)
+        : websocket_liveness_config(wheel, nullptr, options, hook, stats) {}
+
+    /// The same without naming the stream member, with no hook, the stats given.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters (a `liveness_stats*`).
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Stats, std::enable_if_t<owner_hook::template is_stats_v<Stats, liveness_stats*>, int> = 0>
+    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options, Stats stats)
+        : websocket_liveness_config(wheel, nullptr, options, hook_function{nullptr},
+                                    static_cast<liveness_stats*>(stats)) {}
+
+    /// The same without naming the stream member, the hook `bind_member<&Session::on_liveness>()`.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @param stats the counters, or null.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options, member_hook<Member> hook,
+                              liveness_stats* stats = nullptr)
+        : websocket_liveness_config(wheel, nullptr, options, hook, stats) {}
+
+    /// 1.x's order, the stats before the hook (a function, a lambda or a null).
+    /// @deprecated Write (wheel, stream, options, hook, stats); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param stream the session's member that is the websocket::stream.
     /// @param options the times.
     /// @param stats the counters, or null.
-    /// @param hook called with the session after the object acted on an event, last: a
-    /// function (a captureless lambda converts to it); null for none.
+    /// @param hook called with the session after the object acted on an event, last; null for none.
     /// @throws std::invalid_argument as session_liveness_config.
-    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
-                              liveness_stats* stats = nullptr, hook_function hook = nullptr)
-        : websocket_liveness_config(via<typename owner_hook::by_function>{}, wheel, stream, options, stats,
-                                    owner_hook{hook, nullptr}) {}
+    template <class Stats, class Hook,
+              std::enable_if_t<owner_hook::template is_stats_then_function_v<Stats, Hook, liveness_stats*>, int> = 0>
+    [[deprecated("the hook comes before the stats: (wheel, stream, options, hook, stats)")]] websocket_liveness_config(
+        wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options, Stats stats, Hook hook)
+        : websocket_liveness_config(wheel, stream, options, static_cast<hook_function>(hook),
+                                    static_cast<liveness_stats*>(stats)) {}
 
-    /// The same, the hook a member function of the session, `bind_member<&Session::on_liveness>()`
-    /// (called directly).
+    /// 1.x's order, the stats before the hook `bind_member<&Session::on_liveness>()`.
+    /// @deprecated Write (wheel, stream, options, hook, stats); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param stream the session's member that is the websocket::stream.
     /// @param options the times.
@@ -142,14 +224,40 @@ public:
     /// @param hook the member function called after the object acted on an event, last.
     /// @throws std::invalid_argument as session_liveness_config.
     template <auto Member>
-    websocket_liveness_config(wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options,
-                              liveness_stats* stats, member_hook<Member> hook)
-        : websocket_liveness_config(via<typename owner_hook::template direct<Member>>{}, wheel, stream, options, stats,
-                                    owner_hook{}) {
-        (void)hook;
-    }
+    [[deprecated("the hook comes before the stats: (wheel, stream, options, hook, stats)")]] websocket_liveness_config(
+        wheel_timer& wheel, Stream Session::*stream, const session_liveness_options& options, liveness_stats* stats,
+        member_hook<Member> hook)
+        : websocket_liveness_config(wheel, stream, options, hook, stats) {}
 
-    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it.
+    /// 1.x's order without naming the stream member, the stats before the hook.
+    /// @deprecated Write (wheel, options, hook, stats); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook called with the session after the object acted on an event, last; null for none.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <class Stats, class Hook,
+              std::enable_if_t<owner_hook::template is_stats_then_function_v<Stats, Hook, liveness_stats*>, int> = 0>
+    [[deprecated("the hook comes before the stats: (wheel, options, hook, stats)")]] websocket_liveness_config(
+        wheel_timer& wheel, const session_liveness_options& options, Stats stats, Hook hook)
+        : websocket_liveness_config(wheel, nullptr, options, static_cast<hook_function>(hook),
+                                    static_cast<liveness_stats*>(stats)) {}
+
+    /// 1.x's order without naming the stream member, the stats before the hook
+    /// `bind_member<&Session::on_liveness>()`.
+    /// @deprecated Write (wheel, options, hook, stats); 2.0 drops this constructor.
+    /// @param wheel the wheel; must outlive the config.
+    /// @param options the times.
+    /// @param stats the counters, or null.
+    /// @param hook the member function called after the object acted on an event, last.
+    /// @throws std::invalid_argument as session_liveness_config.
+    template <auto Member>
+    [[deprecated("the hook comes before the stats: (wheel, options, hook, stats)")]] websocket_liveness_config(
+        wheel_timer& wheel, const session_liveness_options& options, liveness_stats* stats, member_hook<Member> hook)
+        : websocket_liveness_config(wheel, nullptr, options, hook, stats) {}
+
+    /// The form of 1.0: the hook as a member pointer, `&Session::on_liveness`, called through it
+    /// (in 1.x's order, the stats before the hook).
     /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.
     /// @param wheel the wheel; must outlive the config.
     /// @param stream the session's member that is the websocket::stream.
@@ -163,29 +271,6 @@ public:
         Hook hook)
         : websocket_liveness_config(via<typename owner_hook::by_member_pointer>{}, wheel, stream, options, stats,
                                     owner_hook{nullptr, hook}) {}
-
-    /// The same without naming the stream member: each session then hands its stream to the
-    /// liveness object's constructor (websocket_liveness(config, owner, stream)), which needs
-    /// no access to a private member from where the config is made.
-    /// @param wheel the wheel; must outlive the config.
-    /// @param options the times.
-    /// @param stats the counters, or null.
-    /// @param hook called with the session after the object acted on an event, last; null for none.
-    /// @throws std::invalid_argument as session_liveness_config.
-    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options,
-                              liveness_stats* stats = nullptr, hook_function hook = nullptr)
-        : websocket_liveness_config(wheel, nullptr, options, stats, hook) {}
-
-    /// The same without naming the stream member, the hook `bind_member<&Session::on_liveness>()`.
-    /// @param wheel the wheel; must outlive the config.
-    /// @param options the times.
-    /// @param stats the counters, or null.
-    /// @param hook the member function called after the object acted on an event, last.
-    /// @throws std::invalid_argument as session_liveness_config.
-    template <auto Member>
-    websocket_liveness_config(wheel_timer& wheel, const session_liveness_options& options, liveness_stats* stats,
-                              member_hook<Member> hook)
-        : websocket_liveness_config(wheel, nullptr, options, stats, hook) {}
 
     /// The form of 1.0 without naming the stream member: the hook as a member pointer.
     /// @deprecated Use bind_member<&Session::on_liveness>(); 2.0 drops this constructor.

@@ -16,6 +16,11 @@
 
 namespace idlewheel::detail {
 
+template <class T>
+struct is_member_hook : std::false_type {};
+template <auto Member>
+struct is_member_hook<member_hook<Member>> : std::true_type {};
+
 template <class Session, class Event>
 struct owner_hook {
     using function_type = void (*)(Session&, Event);
@@ -46,6 +51,18 @@ struct owner_hook {
     template <class Hook>
     static constexpr bool is_member_pointer_v =
         std::is_convertible_v<Hook, member_pointer> && !std::is_null_pointer_v<Hook>;
+
+    // The configs take (..., options, hook, stats); 1.x's stream and WebSocket configs took
+    // (..., options, stats, hook). A constructor of the old order is told apart by the types of
+    // its last two arguments: a stats pointer (or a null), then a function hook (or a null),
+    // not both null (that call means the same in either order: it goes to the one order's).
+    template <class Stats, class Hook, class StatsPointer>
+    static constexpr bool is_stats_then_function_v =
+        std::is_convertible_v<Stats, StatsPointer>&& std::is_convertible_v<Hook, function_type> &&
+        !is_member_hook<Hook>::value && !(std::is_null_pointer_v<Stats> && std::is_null_pointer_v<Hook>);
+    // The stats alone, no hook (a literal null goes to the one order's constructor).
+    template <class Stats, class StatsPointer>
+    static constexpr bool is_stats_v = std::is_convertible_v<Stats, StatsPointer> && !std::is_null_pointer_v<Stats>;
 };
 
 }  // namespace idlewheel::detail
