@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
         options.idle_timeout = idle;
         options.ping_interval = idle / 8;
         options.pong_timeout = idle / 4;
-        const liveness_config config(wheel, &session::socket, options, &stats,
-                                     idlewheel::bind_member<&session::on_liveness>());  // idlewheel
+        const liveness_config config(wheel, &session::socket, options,
+                                     idlewheel::bind_member<&session::on_liveness>(), &stats);  // idlewheel
 
         std::set<session*> sessions;
         tcp::acceptor acceptor(io, {net::ip::address_v4::loopback(), port});
