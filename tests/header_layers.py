@@ -24,7 +24,7 @@ import tempfile
 # Lowest first. Patterns are relative to lib/include/idlewheel. A detail/ or impl/ header sits
 # in the layer of what it serves.
 LAYERS = [
-    ("core", ["core/*.hpp"]),
+    ("core", ["core/*.hpp", "version.hpp"]),  # version.hpp: macros only, it includes nothing
     ("glue", ["detail/asio.hpp", "detail/executor_check.hpp", "detail/wait_op.hpp", "detail/cancel_after_handler.hpp",
               "detail/entry_access.hpp", "detail/jitter.hpp", "detail/lowest_socket.hpp"]),
     ("engine", ["error.hpp", "timeout.hpp", "timer_node.hpp", "wheel_timer.hpp", "impl/wheel_timer.hpp",
